@@ -1,0 +1,24 @@
+/**
+ * A problem with the user's input (data, config, run file, flags).
+ * The CLI prints `message` as one line and exits with code 2, never a stack trace.
+ * Build messages with `where()` so they name the file, line and field.
+ */
+export class UserError extends Error {
+  override readonly name = 'UserError';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** Formats a location prefix: `file:line: field: ` (line and field optional). */
+export function where(file: string, line?: number, field?: string): string {
+  let s = file;
+  if (line !== undefined) s += `:${line}`;
+  s += ': ';
+  if (field !== undefined && field !== '') s += `${field}: `;
+  return s;
+}
+
+export function isUserError(e: unknown): e is UserError {
+  return e instanceof UserError;
+}

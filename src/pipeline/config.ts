@@ -1,0 +1,335 @@
+/**
+ * The experiment config: its schema (zod), YAML loading with line numbers, and
+ * one-line errors naming the key path. The YAML key names are a user contract
+ * (snake_case); the parsed `Config` is what the pipeline consumes.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml';
+import { z } from 'zod';
+import { closest, distance } from 'fastest-levenshtein';
+import { UserError } from '../core/errors.js';
+
+const id = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected an id of letters, digits, ".", "_" or "-" (it names a results folder)');
+const posInt = z.number().int().min(1);
+
+const textSchema = z.strictObject({
+  fields: z.array(z.enum(['name', 'description', 'skill_md'])).min(1).default(['name', 'description', 'skill_md']),
+  separator: z.string().default(' | '),
+});
+
+const hubSchema = z.strictObject({
+  repo: z.string().min(1),
+  revision: z.string().min(1),
+  endpoint: z.string().url().optional(),
+  verify: z.boolean().default(true),
+});
+
+const datasetSchema = z
+  .strictObject({
+    path: z.string().min(1).optional(),
+    hub: hubSchema.optional(),
+    split: z.string().min(1).default('test'),
+    skill_md_field: z.string().min(1).default('skill_md'),
+    unknown_gold: z.enum(['error', 'drop']).default('error'),
+    text: textSchema.default({ fields: ['name', 'description', 'skill_md'], separator: ' | ' }),
+  })
+  .refine((d) => (d.path === undefined) !== (d.hub === undefined), {
+    message: 'give exactly one of "path" (a local dataset folder) or "hub" ({repo, revision})',
+  });
+
+const hnswSchema = z.strictObject({
+  type: z.literal('hnsw'),
+  M: posInt.default(32),
+  ef_construction: posInt.default(200),
+  ef_search: posInt.default(200),
+  seed: z.number().int().min(0).default(100),
+});
+const exactSchema = z.strictObject({ type: z.literal('exact') });
+
+const bm25Schema = z.strictObject({
+  id,
+  type: z.literal('bm25'),
+  top_k: posInt.default(20),
+  k1: z.number().positive().default(1.5),
+  b: z.number().min(0).max(1).default(0.75),
+});
+
+const denseSchema = z.strictObject({
+  id,
+  type: z.literal('dense'),
+  model: z.string().min(1),
+  top_k: posInt.default(20),
+  query_prefix: z.string().optional(),
+  doc_prefix: z.string().optional(),
+  pooling: z.enum(['cls', 'mean', 'last_token']).optional(),
+  normalize: z.boolean().optional(),
+  max_tokens: posInt.optional(),
+  dtype: z.string().min(1).optional(),
+  batch_size: posInt.optional(),
+  threads: posInt.optional(),
+  index: z.discriminatedUnion('type', [hnswSchema, exactSchema]).default({ type: 'exact' }),
+});
+
+const runSchema = z.strictObject({
+  id,
+  type: z.literal('run'),
+  path: z.string().min(1),
+  top_k: posInt.default(20),
+});
+
+const retrieverSchema = z.discriminatedUnion('type', [bm25Schema, denseSchema, runSchema]);
+
+const noneRerankerSchema = z.strictObject({ id, type: z.literal('none') });
+const modelRerankerBase = {
+  id,
+  model: z.string().min(1),
+  depth: posInt.default(20),
+  max_tokens: posInt.optional(),
+  batch_size: posInt.optional(),
+  dtype: z.string().min(1).optional(),
+  threads: posInt.optional(),
+};
+const crossEncoderSchema = z.strictObject({ ...modelRerankerBase, type: z.literal('cross-encoder') });
+const qwen3Schema = z.strictObject({
+  ...modelRerankerBase,
+  type: z.literal('qwen3'),
+  instruction: z.string().optional(),
+  template: z.enum(['qwen3', 'skillrouter']).optional(),
+});
+
+/** `{id: none}` needs no type; an entry with a model must say which kind it is. */
+const rerankerSchema = z.preprocess(
+  (v) => (v && typeof v === 'object' && !Array.isArray(v) && !('type' in v) && !('model' in v) ? { ...v, type: 'none' } : v),
+  z.discriminatedUnion('type', [noneRerankerSchema, crossEncoderSchema, qwen3Schema]),
+);
+
+const configSchema = z
+  .strictObject({
+    name: id,
+    description: z.string().optional(),
+    dataset: datasetSchema,
+    k: z.array(posInt).min(1).default([5, 10, 15]),
+    retrievers: z.array(retrieverSchema).min(1),
+    rerankers: z.array(rerankerSchema).min(1).default([{ id: 'none', type: 'none' }]),
+    stats: z
+      .strictObject({ seed: z.number().int().min(0).default(42), iterations: posInt.default(10000) })
+      .default({ seed: 42, iterations: 10000 }),
+    cache_dir: z.string().min(1).optional(),
+    output: z.string().min(1),
+  })
+  .superRefine((c, ctx) => {
+    const seen = new Map<string, number>();
+    c.retrievers.forEach((r, i) => {
+      const j = seen.get(r.id);
+      if (j !== undefined) ctx.addIssue({ code: 'custom', path: ['retrievers', i, 'id'], message: `duplicate retriever id "${r.id}" (also retrievers[${j}])` });
+      seen.set(r.id, i);
+    });
+    const seenR = new Map<string, number>();
+    c.rerankers.forEach((r, i) => {
+      const j = seenR.get(r.id);
+      if (j !== undefined) ctx.addIssue({ code: 'custom', path: ['rerankers', i, 'id'], message: `duplicate reranker id "${r.id}" (also rerankers[${j}])` });
+      seenR.set(r.id, i);
+      if (r.id === 'none' && r.type !== 'none') ctx.addIssue({ code: 'custom', path: ['rerankers', i, 'id'], message: '"none" is reserved for the no-reranker entry' });
+    });
+    c.retrievers.forEach((r, i) => {
+      for (const [j, rr] of c.rerankers.entries()) {
+        if ('depth' in rr && rr.depth > r.top_k)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['rerankers', j, 'depth'],
+            message: `depth ${rr.depth} exceeds retrievers[${i}] ("${r.id}") top_k ${r.top_k}: the reranker can only see what the first stage returned`,
+          });
+      }
+    });
+  });
+
+export type RawConfig = z.infer<typeof configSchema>;
+export type RetrieverConfig = RawConfig['retrievers'][number];
+export type RerankerConfig = RawConfig['rerankers'][number];
+export type ModelRerankerConfig = Extract<RerankerConfig, { model: string }>;
+
+/** A validated config with every path made absolute (relative paths resolve against the config's folder). */
+export interface Config extends RawConfig {
+  /** Absolute path of the YAML file. */
+  file: string;
+  /** The YAML text as read (hashed into the manifest). */
+  text: string;
+}
+
+export function isModelReranker(r: RerankerConfig): r is ModelRerankerConfig {
+  return 'model' in r;
+}
+
+/** Allowed keys at a path of the schema, for "did you mean" suggestions. */
+function allowedKeysAt(value: unknown, path: readonly PropertyKey[]): string[] {
+  const top = Object.keys(configSchema.def.shape ?? {});
+  if (path.length === 0) return top;
+  const section = String(path[0]);
+  const obj = pick(value, path);
+  const type = obj && typeof obj === 'object' ? (obj as Record<string, unknown>).type : undefined;
+  const keysOf = (s: z.ZodType): string[] => {
+    const def = (s as unknown as { def?: { shape?: Record<string, unknown> } }).def;
+    return def?.shape ? Object.keys(def.shape) : [];
+  };
+  if (section === 'retrievers' && path.length === 2) {
+    const opts = { bm25: bm25Schema, dense: denseSchema, run: runSchema } as Record<string, z.ZodType>;
+    const s = typeof type === 'string' ? opts[type] : undefined;
+    return s ? keysOf(s) : [...new Set(Object.values(opts).flatMap(keysOf))];
+  }
+  if (section === 'rerankers' && path.length === 2) {
+    const opts = { 'cross-encoder': crossEncoderSchema, qwen3: qwen3Schema, none: noneRerankerSchema } as Record<string, z.ZodType>;
+    const s = typeof type === 'string' ? opts[type] : undefined;
+    return s ? keysOf(s) : [...new Set(Object.values(opts).flatMap(keysOf))];
+  }
+  if (section === 'retrievers' && path.length === 3 && path[2] === 'index') return [...new Set([...keysOf(hnswSchema), ...keysOf(exactSchema)])];
+  if (section === 'dataset' && path.length === 1) return keysOf(datasetSchema as unknown as z.ZodType).length ? keysOf(datasetSchema as unknown as z.ZodType) : ['path', 'hub', 'split', 'skill_md_field', 'unknown_gold', 'text'];
+  if (section === 'dataset' && path[1] === 'text') return keysOf(textSchema);
+  if (section === 'dataset' && path[1] === 'hub') return keysOf(hubSchema);
+  if (section === 'stats') return ['seed', 'iterations'];
+  return [];
+}
+
+function pick(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const p of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[p as string];
+  }
+  return v;
+}
+
+/** `retrievers[0].top_k` */
+export function formatKeyPath(path: readonly PropertyKey[]): string {
+  let s = '';
+  for (const p of path) {
+    if (typeof p === 'number') s += `[${p}]`;
+    else s += (s === '' ? '' : '.') + String(p);
+  }
+  return s === '' ? '(top level)' : s;
+}
+
+function suggest(key: string, allowed: string[]): string {
+  if (allowed.length === 0) return '';
+  const best = closest(key, allowed);
+  return distance(key, best) <= Math.max(2, Math.floor(key.length / 3)) ? ` (did you mean "${best}"?)` : ` (allowed: ${allowed.join(', ')})`;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, value: unknown): { path: PropertyKey[]; text: string } {
+  const path = [...issue.path];
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const key = issue.keys[0] ?? '';
+      return { path: [...path, key], text: `unknown key${suggest(key, allowedKeysAt(value, path))}` };
+    }
+    case 'invalid_type': {
+      const got = pick(value, path);
+      if (got === undefined) return { path, text: `missing (expected ${issue.expected})` };
+      return { path, text: `expected ${issue.expected}, got ${describeValue(got)}` };
+    }
+    case 'invalid_union': {
+      const disc = (issue as unknown as { discriminator?: string; options?: unknown[] });
+      if (disc.discriminator) {
+        const got = pick(value, path);
+        const opts = (disc.options ?? []).map(String);
+        if (got === undefined) return { path, text: `missing (expected one of ${opts.join(', ')})` };
+        return { path, text: `expected one of ${opts.join(', ')}, got ${describeValue(got)}${typeof got === 'string' ? suggest(got, opts) : ''}` };
+      }
+      // A union whose branches all failed: report the most specific branch error.
+      const branches = (issue as unknown as { errors: z.core.$ZodIssue[][] }).errors;
+      const flat = branches.flat().sort((a, b) => b.path.length - a.path.length);
+      const first = flat[0];
+      if (first) {
+        const inner = describeIssue({ ...first, path: [...path, ...first.path] } as z.core.$ZodIssue, value);
+        return inner;
+      }
+      return { path, text: issue.message };
+    }
+    case 'invalid_value':
+      return { path, text: `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(pick(value, path))}` };
+    case 'too_small':
+    case 'too_big':
+      return { path, text: issue.message.replace(/^Too (small|big): /, '') + `, got ${describeValue(pick(value, path))}` };
+    default:
+      return { path, text: issue.message };
+  }
+}
+
+function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return `"${v.length > 40 ? v.slice(0, 40) + '…' : v}"`;
+  return `${typeof v} ${String(v)}`;
+}
+
+/** Line (1-based) of the YAML node at `path`, or of its nearest existing parent. */
+function lineOf(doc: ReturnType<typeof parseDocument>, counter: LineCounter, path: readonly PropertyKey[]): number | undefined {
+  for (let n = path.length; n >= 1; n--) {
+    const sub = path.slice(0, n) as (string | number)[];
+    let node: unknown;
+    if (n > 0 && typeof sub[n - 1] === 'string') {
+      // Prefer the key's own position (works for unknown keys too).
+      const parent = n === 1 ? doc.contents : doc.getIn(sub.slice(0, -1), true);
+      const pair = (parent as { items?: { key: unknown; value: unknown }[] } | null)?.items?.find(
+        (it) => isNode(it.key) && (it.key as unknown as { value: unknown }).value === sub[n - 1],
+      );
+      node = pair?.key;
+    } else node = doc.getIn(sub, true);
+    if (isNode(node) && (node as YamlNode).range) return counter.linePos((node as YamlNode).range![0]).line;
+  }
+  return undefined;
+}
+
+/** Parses and validates YAML text. `file` is used in messages and to resolve relative paths. */
+export function parseConfig(text: string, file: string): Config {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  const err = doc.errors[0];
+  if (err) {
+    const pos = counter.linePos(err.pos[0]);
+    throw new UserError(`${file}:${pos.line}: invalid YAML: ${err.message.split('\n')[0]}`);
+  }
+  const value = doc.toJS() as unknown;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UserError(`${file}: the config must be a YAML mapping (name, dataset, retrievers, rerankers, output …)`);
+  }
+  const res = configSchema.safeParse(value);
+  if (!res.success) {
+    // Unknown keys first: a misspelt key usually also causes a "missing" error for the intended one.
+    const issues = [...res.error.issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
+    const described = issues.map((i) => describeIssue(i, value));
+    const first = described[0]!;
+    const line = lineOf(doc, counter, first.path);
+    const loc = line !== undefined ? `${file}:${line}` : file;
+    const more = described.length > 1 ? ` (+${described.length - 1} more problem${described.length > 2 ? 's' : ''})` : '';
+    throw new UserError(`${loc}: ${formatKeyPath(first.path)}: ${first.text}${more}`);
+  }
+  const c = res.data;
+  const base = dirname(resolve(file));
+  const abs = (p: string) => resolve(base, p);
+  return {
+    ...c,
+    file: resolve(file),
+    text,
+    dataset: { ...c.dataset, ...(c.dataset.path !== undefined ? { path: abs(c.dataset.path) } : {}) },
+    retrievers: c.retrievers.map((r) => (r.type === 'run' ? { ...r, path: abs(r.path) } : r)),
+    ...(c.cache_dir !== undefined ? { cache_dir: abs(c.cache_dir) } : {}),
+    output: abs(c.output),
+    k: [...new Set(c.k)].sort((a, b) => a - b),
+  };
+}
+
+export function loadConfig(file: string): Config {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UserError(`${file}: cannot read the config (${code === 'ENOENT' ? 'no such file' : code ?? String(e)})`);
+  }
+  return parseConfig(text, file);
+}

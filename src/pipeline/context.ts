@@ -1,0 +1,14 @@
+import type { ProgressFactory } from '../util/progress.js';
+
+/** What every stage (retriever, embedder, reranker) gets from the pipeline. */
+export interface StageContext {
+  /** Root of all caches (BM25 indexes, embeddings, HNSW indexes, model downloads). */
+  cacheDir: string;
+  /** false under `--no-cache`: neither read nor write any cache. */
+  useCache: boolean;
+  /** true under `--offline` or SKILLRET_OFFLINE=1: no network access at all. */
+  offline: boolean;
+  progress: ProgressFactory;
+  /** One informational line for the user (stderr). */
+  log: (line: string) => void;
+}

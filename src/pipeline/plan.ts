@@ -1,0 +1,69 @@
+/**
+ * The run matrix of an experiment: every retriever × reranker pair, with the
+ * folder each writes to. `--dry-run` prints `formatPlan`.
+ */
+import { join } from 'node:path';
+import type { Config, RerankerConfig, RetrieverConfig } from './config.js';
+import { isModelReranker } from './config.js';
+
+export interface PlannedRun {
+  retriever: RetrieverConfig;
+  reranker: RerankerConfig;
+  /** `<output>/<retriever id>/<reranker id>` */
+  dir: string;
+}
+
+export function planRuns(config: Config): PlannedRun[] {
+  const runs: PlannedRun[] = [];
+  for (const retriever of config.retrievers)
+    for (const reranker of config.rerankers) runs.push({ retriever, reranker, dir: join(config.output, retriever.id, reranker.id) });
+  return runs;
+}
+
+function describeRetriever(r: RetrieverConfig): string {
+  switch (r.type) {
+    case 'bm25':
+      return `bm25 (k1=${r.k1}, b=${r.b}, top_k=${r.top_k})`;
+    case 'dense': {
+      const opts = Object.entries(r)
+        .filter(([k]) => !['id', 'type', 'model', 'top_k', 'index'].includes(k))
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+      const idx = r.index.type === 'hnsw' ? `hnsw(M=${r.index.M}, ef_construction=${r.index.ef_construction}, ef_search=${r.index.ef_search}, seed=${r.index.seed})` : 'exact';
+      return `dense model=${r.model} index=${idx} top_k=${r.top_k}${opts.length ? ' ' + opts.join(' ') : ''}`;
+    }
+    case 'run':
+      return `saved run ${r.path} (top_k=${r.top_k})`;
+  }
+}
+
+function describeReranker(r: RerankerConfig): string {
+  if (!isModelReranker(r)) return 'none (first-stage order)';
+  const opts = Object.entries(r)
+    .filter(([k]) => !['id', 'type', 'model', 'depth'].includes(k))
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  return `${r.type} model=${r.model} depth=${r.depth}${opts.length ? ' ' + opts.join(' ') : ''}`;
+}
+
+/** Human-readable expanded plan (for `run --dry-run`). */
+export function formatPlan(config: Config, opts: { cacheDir: string; offline: boolean; useCache: boolean }): string {
+  const runs = planRuns(config);
+  const lines: string[] = [];
+  lines.push(`experiment: ${config.name}`);
+  lines.push(`config: ${config.file}`);
+  const ds = config.dataset;
+  lines.push(
+    `dataset: ${ds.path ?? `hub ${ds.hub!.repo}@${ds.hub!.revision}`} split=${ds.split} skill_md_field=${ds.skill_md_field} unknown_gold=${ds.unknown_gold}`,
+  );
+  lines.push(`document text: ${ds.text.fields.join(` ${JSON.stringify(ds.text.separator)} `)}`);
+  lines.push(`k: ${config.k.join(', ')}`);
+  lines.push('retrievers:');
+  for (const r of config.retrievers) lines.push(`  - ${r.id}: ${describeRetriever(r)}`);
+  lines.push('rerankers:');
+  for (const r of config.rerankers) lines.push(`  - ${r.id}: ${describeReranker(r)}`);
+  lines.push(`runs (${runs.length}):`);
+  for (const p of runs) lines.push(`  - ${p.retriever.id} × ${p.reranker.id} → ${p.dir}`);
+  lines.push(`stats: seed=${config.stats.seed} iterations=${config.stats.iterations}`);
+  lines.push(`output: ${config.output}`);
+  lines.push(`cache: ${opts.useCache ? opts.cacheDir : 'disabled (--no-cache)'}${opts.offline ? ', offline' : ''}`);
+  return lines.join('\n') + '\n';
+}

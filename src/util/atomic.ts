@@ -1,0 +1,35 @@
+import { mkdirSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync, rmSync } from 'node:fs';
+import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** Temporary sibling path for an atomic write (same folder, so rename is atomic). */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/**
+ * Writes `data` to `path` atomically: write a temporary sibling, fsync, rename.
+ * A crash leaves either the old file or the new one, never a half-written file.
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = tempPathFor(path);
+  try {
+    const fd = openSync(tmp, 'w');
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** JSON with 2-space indent and a trailing newline, written atomically. */
+export function writeJsonAtomic(path: string, value: unknown): void {
+  writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
+}
