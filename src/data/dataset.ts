@@ -1,0 +1,376 @@
+/**
+ * Loads a SkillRet dataset folder `<dir>/{skills,queries,qrels}/<split>.jsonl` with the official
+ * evaluation's fallbacks (protocol section 1), validating every record, and reports each file's
+ * bytes and SHA-256.
+ *
+ * - Skills: `id` (non-empty string, unique), `name` / `description` strings (missing or null = ""),
+ *   SKILL.md text from `skillMdField` (default `skill_md`); missing, null or blank after Python strip
+ *   → the description is used in its place (counted in stats.skillMdFallbacks). If no record carries
+ *   `skillMdField` at all, that is taken for a configuration mistake and refused.
+ * - Queries: `id` (non-empty string, unique), `query` (string).
+ * - Gold: `qrels/<split>.jsonl`, if present, is the truth (graded integer relevance, relevant = >= 1;
+ *   queries absent from it have no gold). Otherwise each query's `labels` / `skill_ids` (gold.ts).
+ *   Queries with no relevant judgement are left out of `queries` and listed in stats. Grades below 1
+ *   of kept queries stay in `qrels` (judged non-relevant, as the official qrels dict keeps them).
+ * - A gold skill id that is not in the corpus is an error, or with `unknownGold: 'drop'` is dropped and
+ *   counted. A qrels query id that is not in the queries file is an error.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError, where } from '../core/errors.js';
+import type { Qrels, Query, Skill } from '../core/types.js';
+import { fail, optionalString, quoteId, requireId, requireInteger, requireString, type RecordAt } from './fields.js';
+import { goldFromQueryRecord, type GoldEntry } from './gold.js';
+import { readJsonlFile } from './jsonl.js';
+import { pyStrip } from './text.js';
+
+export interface DatasetOptions {
+  /** Dataset folder. */
+  path: string;
+  /** 'test' | 'train' | any name with a file. */
+  split: string;
+  /** Record field holding the SKILL.md text; default 'skill_md' (map e.g. 'body' explicitly). */
+  skillMdField?: string;
+  /** A gold id that is not in the skill corpus: 'error' (default) or 'drop' (and count). */
+  unknownGold?: 'error' | 'drop';
+  /** true: a missing qrels file is an error. Default false: fall back to the queries' labels/skill_ids. */
+  requireQrels?: boolean;
+}
+
+export type DatasetRole = 'skills' | 'queries' | 'qrels';
+
+export interface DatasetFileInfo {
+  role: DatasetRole;
+  path: string;
+  bytes: number;
+  sha256: string;
+  records: number;
+}
+
+export interface DatasetStats {
+  /** Skills whose SKILL.md text was missing or blank, so the description took its place. */
+  skillMdFallbacks: number;
+  /** Queries (file order) that have no relevant judgement and were left out. */
+  queriesWithoutGold: string[];
+  /** Judgements dropped because their skill id is not in the corpus (unknownGold 'drop'). */
+  droppedGoldPairs: number;
+  /** Queries that had gold but lost all of it by that dropping (left out too). */
+  droppedGoldQueries: string[];
+}
+
+export interface Dataset {
+  dir: string;
+  split: string;
+  /** File order. */
+  skills: Skill[];
+  /** Only queries that have gold (relevance >= 1), file order. */
+  queries: Query[];
+  /** Judgements of those queries (query file order, then judgement order). */
+  qrels: Qrels;
+  goldSource: 'qrels' | 'queries';
+  files: DatasetFileInfo[];
+  stats: DatasetStats;
+}
+
+const SPLIT_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** Path of one dataset file. */
+export function datasetFilePath(dir: string, role: DatasetRole, split: string): string {
+  return join(dir, role, `${split}.jsonl`);
+}
+
+function layoutHint(dir: string, split: string): string {
+  return `expected layout ${join(dir, '{skills,queries,qrels}', `${split}.jsonl`)} (qrels optional)`;
+}
+
+function checkSplit(dir: string, split: string): void {
+  if (!SPLIT_RE.test(split)) {
+    throw new UserError(`${where(dir, undefined, 'split')}${JSON.stringify(split)} is not a valid split name (letters, digits, '.', '_', '-')`);
+  }
+}
+
+function checkDir(dir: string, split: string): void {
+  let ok = false;
+  try {
+    ok = statSync(dir).isDirectory();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new UserError(`${where(dir)}dataset folder not found; ${layoutHint(dir, split)}`);
+}
+
+/** Splits that have a file for `role` in the folder (for error hints). */
+function splitsPresent(dir: string, role: DatasetRole): string[] {
+  try {
+    return readdirSync(join(dir, role))
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => f.slice(0, -'.jsonl'.length))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+function requireFile(dir: string, role: DatasetRole, split: string): string {
+  const p = datasetFilePath(dir, role, split);
+  if (!existsSync(p)) {
+    const present = splitsPresent(dir, role);
+    const also = present.length > 0 ? `; splits present for ${role}: ${present.join(', ')}` : '';
+    throw new UserError(`${where(p)}file not found; ${layoutHint(dir, split)}${also}`);
+  }
+  return p;
+}
+
+interface LoadedSkills {
+  skills: Skill[];
+  ids: Set<string>;
+  fallbacks: number;
+  info: DatasetFileInfo;
+}
+
+async function loadSkills(path: string, skillMdField: string): Promise<LoadedSkills> {
+  const skills: Skill[] = [];
+  const firstLine = new Map<string, number>();
+  let fallbacks = 0;
+  let carriers = 0;
+  const sum = await readJsonlFile(path, (rec, line) => {
+    const at: RecordAt = { file: path, line };
+    const id = requireId(rec, 'id', at);
+    const first = firstLine.get(id);
+    if (first !== undefined) fail(at, 'id', `duplicate skill id ${quoteId(id)} (first on line ${first})`);
+    firstLine.set(id, line);
+    const name = optionalString(rec, 'name', at) ?? '';
+    const description = optionalString(rec, 'description', at) ?? '';
+    if (Object.hasOwn(rec, skillMdField)) carriers++;
+    let skillMd = optionalString(rec, skillMdField, at);
+    if (skillMd === undefined || pyStrip(skillMd) === '') {
+      skillMd = description;
+      fallbacks++;
+    }
+    const skill: Skill = { id, name, description, skillMd };
+    const major = optionalString(rec, 'major', at);
+    const sub = optionalString(rec, 'sub', at);
+    if (major !== undefined) skill.major = major;
+    if (sub !== undefined) skill.sub = sub;
+    skills.push(skill);
+  });
+  if (sum.records === 0) throw new UserError(`${where(path)}no skill records (the file is empty)`);
+  if (carriers === 0) {
+    throw new UserError(
+      `${where(path, undefined, skillMdField)}no record has this field (configured as the SKILL.md field); ` +
+        `name the right one (e.g. skillMdField 'body'), or 'description' to index descriptions only`,
+    );
+  }
+  return { skills, ids: new Set(firstLine.keys()), fallbacks, info: { role: 'skills', path, ...sum } };
+}
+
+/** A judgement with the line it came from. */
+interface Judgement extends GoldEntry {
+  at: RecordAt;
+  /** Field name for an unknown-id error. */
+  field: string;
+}
+
+interface LoadedQueries {
+  queries: Query[];
+  /** Query id -> line of its record. */
+  lines: Map<string, number>;
+  /** Judgements from the records (only when asked for). */
+  gold: Map<string, Judgement[]>;
+  info: DatasetFileInfo;
+}
+
+async function loadQueries(path: string, withGold: boolean): Promise<LoadedQueries> {
+  const queries: Query[] = [];
+  const lines = new Map<string, number>();
+  const gold = new Map<string, Judgement[]>();
+  const sum = await readJsonlFile(path, (rec, line) => {
+    const at: RecordAt = { file: path, line };
+    const id = requireId(rec, 'id', at);
+    const first = lines.get(id);
+    if (first !== undefined) fail(at, 'id', `duplicate query id ${quoteId(id)} (first on line ${first})`);
+    lines.set(id, line);
+    const text = requireString(rec, 'query', at);
+    queries.push({ id, text });
+    if (withGold) {
+      const g = goldFromQueryRecord(rec, at);
+      if (g !== undefined) {
+        gold.set(
+          id,
+          g.entries.map((e, i) => ({ ...e, at, field: g.field === 'labels' ? `labels[${i}].id` : `skill_ids[${i}]` })),
+        );
+      }
+    }
+  });
+  if (sum.records === 0) throw new UserError(`${where(path)}no query records (the file is empty)`);
+  return { queries, lines, gold, info: { role: 'queries', path, ...sum } };
+}
+
+async function loadQrelsFile(
+  path: string,
+  queryLines: Map<string, number> | undefined,
+  queriesPath: string | undefined,
+): Promise<{ gold: Map<string, Judgement[]>; info: DatasetFileInfo }> {
+  const gold = new Map<string, Judgement[]>();
+  const pairLine = new Map<string, Map<string, number>>();
+  const sum = await readJsonlFile(path, (rec, line) => {
+    const at: RecordAt = { file: path, line };
+    const queryId = requireId(rec, 'query_id', at);
+    const skillId = requireId(rec, 'skill_id', at);
+    const relevance = requireInteger(rec, 'relevance', at);
+    if (queryLines !== undefined && !queryLines.has(queryId)) {
+      fail(at, 'query_id', `query ${quoteId(queryId)} is not in ${queriesPath ?? 'the queries file'}`);
+    }
+    let seen = pairLine.get(queryId);
+    if (seen === undefined) {
+      seen = new Map();
+      pairLine.set(queryId, seen);
+    }
+    const first = seen.get(skillId);
+    if (first !== undefined) {
+      fail(at, 'skill_id', `duplicate judgement for query ${quoteId(queryId)} and skill ${quoteId(skillId)} (first on line ${first})`);
+    }
+    seen.set(skillId, line);
+    let list = gold.get(queryId);
+    if (list === undefined) {
+      list = [];
+      gold.set(queryId, list);
+    }
+    list.push({ skillId, relevance, at, field: 'skill_id' });
+  });
+  return { gold, info: { role: 'qrels', path, ...sum } };
+}
+
+interface GoldResult {
+  qrels: Qrels;
+  /** Ids of queries kept (have relevant gold), in `order`. */
+  kept: Set<string>;
+  queriesWithoutGold: string[];
+  droppedGoldPairs: number;
+  droppedGoldQueries: string[];
+}
+
+const hasRelevant = (js: readonly GoldEntry[]): boolean => js.some((j) => j.relevance >= 1);
+
+/**
+ * Turns judgements into Qrels for the queries in `order`, checking skill ids against `corpus`
+ * (when given) with the unknownGold policy.
+ */
+function resolveGold(
+  order: readonly string[],
+  gold: Map<string, Judgement[]>,
+  corpus: Set<string> | undefined,
+  unknownGold: 'error' | 'drop',
+): GoldResult {
+  const qrels: Qrels = new Map();
+  const kept = new Set<string>();
+  const queriesWithoutGold: string[] = [];
+  const droppedGoldQueries: string[] = [];
+  let droppedGoldPairs = 0;
+  for (const qid of order) {
+    const js = gold.get(qid) ?? [];
+    let usable = js;
+    if (corpus !== undefined) {
+      usable = [];
+      for (const j of js) {
+        if (corpus.has(j.skillId)) usable.push(j);
+        else if (unknownGold === 'drop') droppedGoldPairs++;
+        else fail(j.at, j.field, `skill ${quoteId(j.skillId)} (gold for query ${quoteId(qid)}) is not in the skill corpus`);
+      }
+    }
+    if (!hasRelevant(usable)) {
+      if (hasRelevant(js)) droppedGoldQueries.push(qid);
+      else queriesWithoutGold.push(qid);
+      continue;
+    }
+    kept.add(qid);
+    qrels.set(qid, new Map(usable.map((j) => [j.skillId, j.relevance])));
+  }
+  return { qrels, kept, queriesWithoutGold, droppedGoldPairs, droppedGoldQueries };
+}
+
+/** Loads skills, queries and gold of one split (see the module comment for the rules). */
+export async function loadDataset(o: DatasetOptions): Promise<Dataset> {
+  const dir = o.path;
+  const split = o.split;
+  checkSplit(dir, split);
+  checkDir(dir, split);
+  const skillsPath = requireFile(dir, 'skills', split);
+  const queriesPath = requireFile(dir, 'queries', split);
+  const qrelsPath = datasetFilePath(dir, 'qrels', split);
+  const hasQrels = existsSync(qrelsPath);
+  if (!hasQrels && o.requireQrels === true) requireFile(dir, 'qrels', split);
+
+  const sk = await loadSkills(skillsPath, o.skillMdField ?? 'skill_md');
+  const qs = await loadQueries(queriesPath, !hasQrels);
+  const files: DatasetFileInfo[] = [sk.info, qs.info];
+  let gold = qs.gold;
+  if (hasQrels) {
+    const qr = await loadQrelsFile(qrelsPath, qs.lines, queriesPath);
+    gold = qr.gold;
+    files.push(qr.info);
+  }
+  const order = qs.queries.map((q) => q.id);
+  const r = resolveGold(order, gold, sk.ids, o.unknownGold ?? 'error');
+  if (r.kept.size === 0) {
+    throw new UserError(`${where(hasQrels ? qrelsPath : queriesPath)}no query has a relevant judgement (relevance >= 1); nothing to evaluate`);
+  }
+  return {
+    dir,
+    split,
+    skills: sk.skills,
+    queries: qs.queries.filter((q) => r.kept.has(q.id)),
+    qrels: r.qrels,
+    goldSource: hasQrels ? 'qrels' : 'queries',
+    files,
+    stats: {
+      skillMdFallbacks: sk.fallbacks,
+      queriesWithoutGold: r.queriesWithoutGold,
+      droppedGoldPairs: r.droppedGoldPairs,
+      droppedGoldQueries: r.droppedGoldQueries,
+    },
+  };
+}
+
+/**
+ * Gold only, for scoring a run against a dataset folder: `qrels/<split>.jsonl` if present (the
+ * queries file is then not read), else the labels / skill_ids of `queries/<split>.jsonl`. No skills are
+ * read, so gold ids are not checked against a corpus. Queries without relevant gold are left out of
+ * `qrels` and listed in `queriesWithoutGold` (only known when the queries file is read).
+ */
+export async function loadGold(
+  dir: string,
+  split: string,
+  o: Partial<DatasetOptions> = {},
+): Promise<{ qrels: Qrels; goldSource: 'qrels' | 'queries'; files: DatasetFileInfo[]; queriesWithoutGold: string[] }> {
+  checkSplit(dir, split);
+  checkDir(dir, split);
+  const qrelsPath = datasetFilePath(dir, 'qrels', split);
+  let gold: Map<string, Judgement[]>;
+  let order: string[];
+  let files: DatasetFileInfo[];
+  let goldSource: 'qrels' | 'queries';
+  let sourcePath: string;
+  if (existsSync(qrelsPath)) {
+    const qr = await loadQrelsFile(qrelsPath, undefined, undefined);
+    gold = qr.gold;
+    order = [...qr.gold.keys()];
+    files = [qr.info];
+    goldSource = 'qrels';
+    sourcePath = qrelsPath;
+  } else {
+    if (o.requireQrels === true) requireFile(dir, 'qrels', split);
+    const queriesPath = requireFile(dir, 'queries', split);
+    const qs = await loadQueries(queriesPath, true);
+    gold = qs.gold;
+    order = qs.queries.map((q) => q.id);
+    files = [qs.info];
+    goldSource = 'queries';
+    sourcePath = queriesPath;
+  }
+  const r = resolveGold(order, gold, undefined, 'error');
+  if (r.kept.size === 0) {
+    throw new UserError(`${where(sourcePath)}no query has a relevant judgement (relevance >= 1); nothing to score against`);
+  }
+  return { qrels: r.qrels, goldSource, files, queriesWithoutGold: r.queriesWithoutGold };
+}
