@@ -1,0 +1,122 @@
+/**
+ * `skillret-eval score`: scores an existing run file (TREC or official JSON) against qrels (a TREC
+ * qrels file, a SkillRet qrels JSONL file, or a dataset folder) and returns the text to print.
+ *
+ * JSON output (2-space indent, trailing newline):
+ *   {"queries": N, "metrics": {"NDCG@5": 0.46474, ...}, "counts": {...}, "ids": {...}}
+ * metrics in key order, each the mean fraction rounded like Python's round(x, 5); counts are numbers,
+ * `ids` lists the skipped / flagged query ids. Table output: one row per measure, the mean x100 with
+ * 2 decimals (Python's f"{x*100:.2f}", right-aligned), then one line of counts and, if any, warnings.
+ */
+import { statSync } from 'node:fs';
+import { UserError, where } from '../core/errors.js';
+import type { Qrels } from '../core/types.js';
+import { loadGold } from '../data/dataset.js';
+import { readQrelsFile } from '../formats/qrels-file.js';
+import { readRunFile } from '../formats/run-file.js';
+import { type Evaluation, evaluate } from '../metrics/evaluate.js';
+import { defaultMeasures, measureKey, parseMeasures } from '../metrics/measures.js';
+import { formatPercent, roundHalfEven } from '../metrics/round.js';
+
+export interface ScoreOptions {
+  /** TREC qrels file, SkillRet qrels JSONL file, or dataset folder (`<dir>/qrels/<split>.jsonl` ...). */
+  qrels: string;
+  /** TREC run file or official JSON run / result file. */
+  run: string;
+  /** Cutoffs for the default measures (ignored when `measures` is given). */
+  k: number[];
+  format: 'table' | 'json';
+  /** Split of a dataset folder and of an official result file's `retrieval`. */
+  split: string;
+  /** Explicit measures (e.g. ["NDCG@10", "P@5"]), in output order; default: all measures at `k`. */
+  measures?: string[];
+}
+
+/** Loads qrels from a file or a dataset folder; also returns queries the folder had without gold. */
+async function loadQrels(path: string, split: string): Promise<{ qrels: Qrels; withoutGold: string[] }> {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw new UserError(`${where(path)}qrels not found (expected a qrels file or a dataset folder)`);
+  }
+  if (isDir) {
+    const g = await loadGold(path, split);
+    return { qrels: g.qrels, withoutGold: g.queriesWithoutGold };
+  }
+  return { qrels: await readQrelsFile(path), withoutGold: [] };
+}
+
+/** The JSON document of a score (see the module comment). */
+export function scoreJson(e: Evaluation, extraNoRelevant: readonly string[] = []): string {
+  const metrics: Record<string, number> = {};
+  for (const m of e.measures) {
+    const key = measureKey(m);
+    metrics[key] = roundHalfEven(e.aggregate[key]!, 5);
+  }
+  const c = e.counts;
+  const noRelevant = [...c.noRelevant, ...extraNoRelevant];
+  const doc = {
+    queries: c.evaluated,
+    metrics,
+    counts: {
+      evaluated: c.evaluated,
+      qrels_queries: c.qrelsQueries + extraNoRelevant.length,
+      missing_from_run: c.missingFromRun.length,
+      not_in_qrels: c.notInQrels.length,
+      empty_rankings: c.emptyRankings,
+      no_relevant: noRelevant.length,
+      more_gold_than_k: c.moreGoldThanK,
+      query_id_as_doc: c.queryIdAsDoc.length,
+    },
+    ids: {
+      missing_from_run: c.missingFromRun,
+      not_in_qrels: c.notInQrels,
+      no_relevant: noRelevant,
+      query_id_as_doc: c.queryIdAsDoc,
+    },
+  };
+  return JSON.stringify(doc, null, 2) + '\n';
+}
+
+function examples(ids: readonly string[], max = 5): string {
+  const shown = ids.slice(0, max).join(', ');
+  return ids.length > max ? `${shown}, ... (${ids.length} in all)` : shown;
+}
+
+/** The table of a score (see the module comment). */
+export function scoreTable(e: Evaluation, extraNoRelevant: readonly string[] = []): string {
+  const keys = e.measures.map(measureKey);
+  const width = Math.max('measure'.length, ...keys.map((k) => k.length)) + 2;
+  const lines: string[] = [`${'measure'.padEnd(width)}${'x100'.padStart(6)}`];
+  for (const key of keys) lines.push(`${key.padEnd(width)}${formatPercent(e.aggregate[key]!).padStart(6)}`);
+  const c = e.counts;
+  const noRelevant = [...c.noRelevant, ...extraNoRelevant];
+  const gold = Object.entries(c.moreGoldThanK)
+    .map(([k, n]) => `@${k} ${n}`)
+    .join(', ');
+  lines.push(
+    `queries: ${c.evaluated} evaluated (of ${c.qrelsQueries + extraNoRelevant.length} in qrels); ` +
+      `missing from run ${c.missingFromRun.length}; not in qrels ${c.notInQrels.length}; ` +
+      `empty rankings ${c.emptyRankings}; no relevant judgement ${noRelevant.length}; more gold than k: ${gold}`,
+  );
+  if (c.missingFromRun.length > 0) {
+    lines.push(`note: queries missing from the run are skipped, not scored 0: ${examples(c.missingFromRun)}`);
+  }
+  if (noRelevant.length > 0) lines.push(`note: queries without a relevant judgement are dropped: ${examples(noRelevant)}`);
+  if (c.queryIdAsDoc.length > 0) {
+    lines.push(`warning: rankings contain a document whose id equals the query id (scored as ordinary documents): ${examples(c.queryIdAsDoc)}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export async function scoreCommand(o: ScoreOptions): Promise<string> {
+  if (o.format !== 'table' && o.format !== 'json') {
+    throw new UserError(`--format: expected table or json, got ${JSON.stringify(o.format)}`);
+  }
+  const measures = o.measures !== undefined && o.measures.length > 0 ? parseMeasures(o.measures) : defaultMeasures(o.k);
+  const { qrels, withoutGold } = await loadQrels(o.qrels, o.split);
+  const run = await readRunFile(o.run, { split: o.split });
+  const e = evaluate(qrels, run, measures);
+  return o.format === 'json' ? scoreJson(e, withoutGold) : scoreTable(e, withoutGold);
+}

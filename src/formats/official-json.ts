@@ -1,0 +1,93 @@
+/**
+ * The official SkillRet JSON shapes of a run:
+ * - a run dict `{query_id: {skill_id: score}}`, and
+ * - a result file `{"metrics": ..., "retrieval": {"<split>": {query_id: {skill_id: score}}}}`, of
+ *   which only `retrieval[split]` is read (default split `test`).
+ * A file is a result file when its top level has a `retrieval` object and either a `metrics` key or
+ * only objects under `retrieval` (in a run dict, a query named "retrieval" maps to numbers).
+ * Scores must be finite JSON numbers; a query mapping to `{}` is an empty ranking. Errors name the
+ * file and the key path (`retrieval.test["q-1"]["s-9"]`). The whole file is parsed at once (runs are
+ * small: 4,392 queries x 20 entries); as with Python's json, a key repeated inside one object keeps
+ * its last value.
+ */
+import { readFile } from 'node:fs/promises';
+import { UserError, where } from '../core/errors.js';
+import type { Run, ScoredDoc } from '../core/types.js';
+import { requireFile } from './lines.js';
+
+export interface OfficialJsonOptions {
+  /** Split to read from a result file's `retrieval` (default `test`); ignored for a run dict. */
+  split?: string;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(v: unknown): v is JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
+  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${String(v)}`;
+  return 'an object';
+}
+
+/** Whether a parsed top-level value is the result-file shape (see the module comment). */
+export function isResultFile(top: JsonObject): boolean {
+  if (!Object.hasOwn(top, 'retrieval')) return false;
+  const r = top['retrieval'];
+  if (!isObject(r)) return false;
+  if (Object.hasOwn(top, 'metrics')) return true;
+  const values = Object.values(r);
+  return values.length > 0 && values.every(isObject);
+}
+
+/** Converts a `{query_id: {skill_id: score}}` object to a Run; `path` prefixes key paths in errors. */
+export function runFromJson(file: string, dict: unknown, path = ''): Run {
+  if (!isObject(dict)) throw new UserError(`${where(file, undefined, path || '(top level)')}expected an object {query_id: {skill_id: score}}, got ${describe(dict)}`);
+  const run: Run = new Map();
+  for (const [qid, docs] of Object.entries(dict)) {
+    const qpath = `${path}[${JSON.stringify(qid)}]`;
+    if (!isObject(docs)) throw new UserError(`${where(file, undefined, qpath)}expected an object {skill_id: score}, got ${describe(docs)}`);
+    const list: ScoredDoc[] = [];
+    for (const [docId, score] of Object.entries(docs)) {
+      if (typeof score !== 'number' || !Number.isFinite(score)) {
+        throw new UserError(`${where(file, undefined, `${qpath}[${JSON.stringify(docId)}]`)}score must be a finite number, got ${describe(score)}`);
+      }
+      list.push({ docId, score });
+    }
+    run.set(qid, list);
+  }
+  return run;
+}
+
+/** Reads an official JSON run or result file (see the module comment). */
+export async function readOfficialJson(file: string, opts: OfficialJsonOptions = {}): Promise<Run> {
+  requireFile(file);
+  const bytes = await readFile(file);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); // also drops a leading BOM
+  } catch {
+    throw new UserError(`${where(file)}invalid UTF-8 byte sequence (the file must be UTF-8)`);
+  }
+  let top: unknown;
+  try {
+    top = JSON.parse(text);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    const hint = /\b(NaN|-?Infinity)\b/.test(text) ? ' (NaN and Infinity are not valid scores)' : '';
+    throw new UserError(`${where(file)}malformed JSON: ${msg.slice(0, 200)}${hint}`);
+  }
+  if (!isObject(top)) throw new UserError(`${where(file)}expected a JSON object, got ${describe(top)}`);
+  if (!isResultFile(top)) return runFromJson(file, top);
+  const split = opts.split ?? 'test';
+  const retrieval = top['retrieval'] as JsonObject;
+  if (!Object.hasOwn(retrieval, split)) {
+    const have = Object.keys(retrieval);
+    throw new UserError(`${where(file, undefined, 'retrieval')}no split ${JSON.stringify(split)} (has: ${have.length ? have.join(', ') : 'none'})`);
+  }
+  return runFromJson(file, retrieval[split], `retrieval.${split}`);
+}

@@ -1,0 +1,110 @@
+/**
+ * Measures as small values (ir_measures style): a name and a cutoff k. Holds their canonical keys
+ * ("NDCG@10"), the parser for user spellings (including trec_eval's "ndcg_cut_10", "P_5", ...),
+ * and the default list in the official key order.
+ */
+import { UserError } from '../core/errors.js';
+
+export type MeasureName = 'NDCG' | 'MAP' | 'Recall' | 'Precision' | 'Completeness' | 'MRR';
+
+/** One measure: a name and the rank cutoff k (only the top k of the ranking count). */
+export interface Measure {
+  readonly name: MeasureName;
+  readonly k: number;
+}
+
+/** All measure names, in the official key order (MRR last: it is not part of the official dict). */
+export const MEASURE_NAMES: readonly MeasureName[] = ['NDCG', 'MAP', 'Recall', 'Precision', 'Completeness', 'MRR'];
+
+/** Canonical key of a measure: `NDCG@10`, `MAP@5`, `Recall@15`, `Precision@5`, `Completeness@10`, `MRR@10`. */
+export function measureKey(m: Measure): string {
+  return `${m.name}@${m.k}`;
+}
+
+/**
+ * Accepted spellings of each name, lower-cased. trec_eval names (`ndcg_cut`, `map_cut`, `P`,
+ * `recall`, `recip_rank`) and ir_measures / ranx names (`nDCG`, `AP`, `R`, `RR`) are included.
+ */
+const ALIASES: ReadonlyMap<string, MeasureName> = new Map<string, MeasureName>([
+  ['ndcg', 'NDCG'],
+  ['ndcg_cut', 'NDCG'],
+  ['map', 'MAP'],
+  ['map_cut', 'MAP'],
+  ['ap', 'MAP'],
+  ['recall', 'Recall'],
+  ['r', 'Recall'],
+  ['precision', 'Precision'],
+  ['prec', 'Precision'],
+  ['p', 'Precision'],
+  ['completeness', 'Completeness'],
+  ['comp', 'Completeness'],
+  ['mrr', 'MRR'],
+  ['rr', 'MRR'],
+  ['recip_rank', 'MRR'],
+]);
+
+/** Largest accepted cutoff (a sanity bound: far above any run depth in use). */
+export const MAX_K = 1_000_000;
+
+/** Checks a cutoff: an integer in 1..MAX_K. `what` names it in the error. */
+export function checkK(k: number, what: string): number {
+  if (!Number.isInteger(k) || k < 1 || k > MAX_K) {
+    throw new UserError(`${what}: cutoff must be an integer from 1 to ${MAX_K}, got ${String(k)}`);
+  }
+  return k;
+}
+
+/**
+ * Parses a measure spelling: `<name><sep><k>` with sep one of `@`, `_`, `.`, name case-insensitive
+ * from the alias table. Examples: "NDCG@10", "nDCG@5", "ndcg_cut_5", "ndcg_cut.5", "P@5", "P_5",
+ * "recall_5", "map_cut_5", "Comp@5", "MRR@10", "recip_rank@10". A cutoff is required.
+ * Throws UserError on anything else.
+ */
+export function parseMeasure(s: string): Measure {
+  const t = s.trim();
+  const m = /^([A-Za-z][A-Za-z_]*?)[@._]([0-9]+)$/.exec(t);
+  const shown = JSON.stringify(s);
+  if (!m) {
+    const bare = ALIASES.get(t.toLowerCase());
+    if (bare !== undefined) throw new UserError(`measure ${shown}: needs a cutoff, e.g. ${bare}@10`);
+    throw new UserError(`measure ${shown}: expected NAME@K with NAME one of ${MEASURE_NAMES.join(', ')} (e.g. NDCG@10)`);
+  }
+  const name = ALIASES.get(m[1]!.toLowerCase());
+  if (name === undefined) {
+    throw new UserError(`measure ${shown}: unknown name ${JSON.stringify(m[1])} (known: ${MEASURE_NAMES.join(', ')})`);
+  }
+  const digits = m[2]!;
+  const k = digits.length > 7 ? Number.NaN : Number(digits);
+  return { name, k: checkK(k, `measure ${shown}`) };
+}
+
+/**
+ * Parses a list of measure spellings, dropping repeats of the same measure (first one wins) and
+ * keeping the given order.
+ */
+export function parseMeasures(specs: readonly string[]): Measure[] {
+  const out: Measure[] = [];
+  const seen = new Set<string>();
+  for (const s of specs) {
+    const m = parseMeasure(s);
+    const key = measureKey(m);
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(m);
+    }
+  }
+  return out;
+}
+
+/**
+ * The default measures for cutoffs `ks` (deduplicated, ascending) in the official key order:
+ * NDCG@k..., MAP@k..., Recall@k..., Precision@k..., Completeness@k..., then MRR@k... (cheap extra,
+ * not in the official dict). Throws UserError on a bad or missing cutoff.
+ */
+export function defaultMeasures(ks: readonly number[]): Measure[] {
+  if (ks.length === 0) throw new UserError('k: at least one cutoff is needed');
+  const sorted = [...new Set(ks.map((k) => checkK(k, 'k')))].sort((a, b) => a - b);
+  const out: Measure[] = [];
+  for (const name of MEASURE_NAMES) for (const k of sorted) out.push({ name, k });
+  return out;
+}

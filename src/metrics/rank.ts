@@ -1,0 +1,55 @@
+/**
+ * trec_eval's ranking rule: score descending, ties broken by document id in DESCENDING byte order
+ * (C `strcmp` on the UTF-8 bytes, as trec_eval's `comp_sim_docno`). The submitted order of a run is
+ * ignored. Also holds `compareUtf8`, the byte-order string comparison both use.
+ */
+import type { ScoredDoc } from '../core/types.js';
+
+/**
+ * Compares two strings by the bytes of their UTF-8 encoding, like C `strcmp` (unsigned bytes, a
+ * prefix sorts first). Returns a negative number, 0 or a positive number.
+ *
+ * UTF-8 byte order equals Unicode code point order. JavaScript's `<` compares UTF-16 code units,
+ * which agrees except where a surrogate pair (code point >= U+10000) meets a BMP character in
+ * U+E000..U+FFFF: code units put the pair first, bytes put it last. Fast path: code units below
+ * U+D800 compare directly; otherwise the units are remapped so surrogates sort above U+E000..U+FFFF.
+ * (Lone surrogates cannot come from decoded UTF-8 files; they sort as their code unit would.)
+ */
+export function compareUtf8(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 || y >= 0xd800) {
+      x = fixupUnit(x);
+      y = fixupUnit(y);
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** Maps a UTF-16 code unit so that the order of mapped units is the code point order. */
+function fixupUnit(u: number): number {
+  if (u >= 0xe000) return u - 0x800; // U+E000..U+FFFF -> 0xD800..0xF7FF
+  if (u >= 0xd800) return u + 0x2000; // surrogates D800..DFFF -> 0xF800..0xFFFF
+  return u;
+}
+
+/** trec_eval's `comp_sim_docno`: higher score first; equal scores by doc id, larger bytes first. */
+export function compareTrec(a: ScoredDoc, b: ScoredDoc): number {
+  if (a.score > b.score) return -1;
+  if (a.score < b.score) return 1;
+  return compareUtf8(b.docId, a.docId);
+}
+
+/**
+ * Returns a new array of `docs` in trec_eval order (score descending, ties by doc id descending in
+ * UTF-8 byte order). The input is not modified. Scores are expected finite (readers and
+ * `evaluate` reject NaN and infinities).
+ */
+export function trecOrder(docs: readonly ScoredDoc[]): ScoredDoc[] {
+  return [...docs].sort(compareTrec);
+}

@@ -1,0 +1,68 @@
+/** Measure keys, the measure parser and the default list. */
+import { describe, expect, it } from 'vitest';
+import { UserError } from '../src/core/errors.js';
+import { defaultMeasures, measureKey, parseMeasure, parseMeasures } from '../src/metrics/measures.js';
+
+describe('measureKey / parseMeasure', () => {
+  it.each([
+    ['NDCG@10', 'NDCG@10'],
+    ['nDCG@5', 'NDCG@5'],
+    ['ndcg_cut_5', 'NDCG@5'],
+    ['ndcg_cut.15', 'NDCG@15'],
+    ['MAP@5', 'MAP@5'],
+    ['map_cut_5', 'MAP@5'],
+    ['AP@10', 'MAP@10'],
+    ['Recall@15', 'Recall@15'],
+    ['recall_5', 'Recall@5'],
+    ['R@5', 'Recall@5'],
+    ['P@5', 'Precision@5'],
+    ['P_10', 'Precision@10'],
+    ['Precision@5', 'Precision@5'],
+    ['Completeness@10', 'Completeness@10'],
+    ['Comp@5', 'Completeness@5'],
+    ['MRR@10', 'MRR@10'],
+    ['RR@10', 'MRR@10'],
+    ['recip_rank@10', 'MRR@10'],
+    [' ndcg@10 ', 'NDCG@10'],
+  ])('%s -> %s', (s, key) => {
+    expect(measureKey(parseMeasure(s))).toBe(key);
+  });
+
+  it.each(['', 'NDCG', 'NDCG@', 'NDCG@0', 'NDCG@-1', 'NDCG@1.5', 'NDCG@x', 'foo@5', '@5', 'NDCG@99999999', 'recip_rank'])(
+    'rejects %j with a UserError',
+    (s) => {
+      expect(() => parseMeasure(s)).toThrow(UserError);
+    },
+  );
+
+  it('says a bare name needs a cutoff', () => {
+    expect(() => parseMeasure('ndcg')).toThrow(/needs a cutoff, e\.g\. NDCG@10/);
+  });
+
+  it('parseMeasures keeps order and drops repeats', () => {
+    expect(parseMeasures(['P@5', 'NDCG@10', 'P_5', 'ndcg_cut_10']).map(measureKey)).toEqual(['Precision@5', 'NDCG@10']);
+  });
+});
+
+describe('defaultMeasures', () => {
+  it('lists the official key order, then MRR', () => {
+    expect(defaultMeasures([5, 10, 15]).map(measureKey)).toEqual([
+      'NDCG@5', 'NDCG@10', 'NDCG@15',
+      'MAP@5', 'MAP@10', 'MAP@15',
+      'Recall@5', 'Recall@10', 'Recall@15',
+      'Precision@5', 'Precision@10', 'Precision@15',
+      'Completeness@5', 'Completeness@10', 'Completeness@15',
+      'MRR@5', 'MRR@10', 'MRR@15',
+    ]);
+  });
+
+  it('sorts and deduplicates cutoffs', () => {
+    expect(defaultMeasures([10, 5, 10]).map(measureKey).slice(0, 2)).toEqual(['NDCG@5', 'NDCG@10']);
+  });
+
+  it('rejects bad cutoffs', () => {
+    expect(() => defaultMeasures([])).toThrow(UserError);
+    expect(() => defaultMeasures([0])).toThrow(UserError);
+    expect(() => defaultMeasures([2.5])).toThrow(UserError);
+  });
+});
