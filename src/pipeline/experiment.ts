@@ -1,0 +1,200 @@
+/**
+ * Runs one experiment end to end: dataset → first stages → rerankers →
+ * evaluation → attribution. Pure orchestration: every algorithm lives in its
+ * own module; writing files is `results.ts`, rendering is `report/`.
+ */
+import { dirname } from 'node:path';
+import type { Query, Run } from '../core/types.js';
+import type { Config, ModelRerankerConfig } from './config.js';
+import { isModelReranker } from './config.js';
+import type { StageContext } from './context.js';
+import { loadDataset, type Dataset } from '../data/dataset.js';
+import { ensureHubDataset, SKILLRET_RELEASES } from '../data/hub.js';
+import { buildDocumentText } from '../data/text.js';
+import { evaluate, type Evaluation } from '../metrics/evaluate.js';
+import { defaultMeasures, measureKey, type Measure } from '../metrics/measures.js';
+import { runFirstStage, resolveModelRef, type Doc, type FirstStageOutput } from './first-stage.js';
+import { createReranker, rerankRun } from '../rerank/rerank.js';
+import type { RerankerSpec } from '../rerank/types.js';
+import { attribution, type Attribution } from '../compare/attribution.js';
+import { overlapAtK } from '../retrieval/dense/audit.js';
+import { stopwatch } from './manifest.js';
+
+export interface StageRecord {
+  kind: 'retrieval' | 'rerank';
+  id: string;
+  /** For rerank stages: which first stage it reranked. */
+  over?: string;
+  params: Record<string, unknown>;
+  info: Record<string, unknown>;
+  seconds: number;
+}
+
+/** HNSW vs exact top-k: how much the approximation changed. */
+export interface ApproximationAudit {
+  overlap: Record<string, number>;
+  /** approximate − exact, per metric key. */
+  delta: Record<string, number>;
+  exact: Record<string, number>;
+}
+
+export interface RerankOnOff {
+  depth: number;
+  /** First-stage Recall@depth and Completeness@depth: the ceiling any reranker over this pool can reach. */
+  ceiling: Record<string, number>;
+  attribution: Attribution;
+}
+
+export interface RunResult {
+  retriever: string;
+  reranker: string;
+  run: Run;
+  evaluation: Evaluation;
+  approximation?: ApproximationAudit;
+  onOff?: RerankOnOff;
+}
+
+export interface ExperimentResult {
+  config: Config;
+  dataset: Dataset;
+  measures: Measure[];
+  runs: RunResult[];
+  stages: StageRecord[];
+  timings: Record<string, number>;
+}
+
+async function resolveDataset(ctx: StageContext, config: Config): Promise<string> {
+  const ds = config.dataset;
+  if (ds.path !== undefined) return ds.path;
+  const hub = ds.hub!;
+  const release = SKILLRET_RELEASES.find((r) => r.repo === hub.repo && r.revision === hub.revision);
+  const expected = hub.verify && release ? release.files[ds.split] : undefined;
+  return ensureHubDataset({
+    repo: hub.repo,
+    revision: hub.revision,
+    split: ds.split,
+    ...(hub.endpoint !== undefined ? { endpoint: hub.endpoint } : {}),
+    cacheDir: ctx.cacheDir,
+    offline: ctx.offline,
+    ...(expected ? { expectedSha256: expected } : {}),
+  });
+}
+
+function rerankerSpec(r: ModelRerankerConfig, configDir: string): RerankerSpec {
+  return {
+    id: r.id,
+    type: r.type,
+    model: resolveModelRef(r.model, configDir),
+    depth: r.depth,
+    ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
+    ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
+    ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
+    ...(r.threads !== undefined ? { threads: r.threads } : {}),
+    ...(r.type === 'qwen3' && r.instruction !== undefined ? { instruction: r.instruction } : {}),
+    ...(r.type === 'qwen3' && r.template !== undefined ? { template: r.template } : {}),
+  };
+}
+
+function aggregateOf(e: Evaluation): Record<string, number> {
+  return e.aggregate;
+}
+
+export async function runExperiment(ctx: StageContext, config: Config): Promise<ExperimentResult> {
+  const timings: Record<string, number> = {};
+  const stages: StageRecord[] = [];
+  const configDir = dirname(config.file);
+  const measures = defaultMeasures(config.k);
+  const keys = measures.map(measureKey);
+
+  let t = stopwatch();
+  const datasetDir = await resolveDataset(ctx, config);
+  const dataset = await loadDataset({
+    path: datasetDir,
+    split: config.dataset.split,
+    skillMdField: config.dataset.skill_md_field,
+    unknownGold: config.dataset.unknown_gold,
+  });
+  timings.load_dataset = t();
+  ctx.log(
+    `dataset: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold` +
+      (dataset.stats.queriesWithoutGold.length ? `, ${dataset.stats.queriesWithoutGold.length} without gold skipped` : '') +
+      (dataset.stats.droppedGoldPairs ? `, ${dataset.stats.droppedGoldPairs} gold pairs dropped (not in corpus)` : ''),
+  );
+
+  t = stopwatch();
+  const docs: Doc[] = dataset.skills.map((s) => ({ id: s.id, text: buildDocumentText(s, config.dataset.text.fields, config.dataset.text.separator) }));
+  const docText = new Map(docs.map((d) => [d.id, d.text]));
+  const queries: Query[] = dataset.queries;
+  const queryText = new Map(queries.map((q) => [q.id, q.text]));
+  timings.build_documents = t();
+
+  // First stages.
+  const firstStages = new Map<string, FirstStageOutput>();
+  for (const r of config.retrievers) {
+    ctx.log(`retrieval: ${r.id} (${r.type})`);
+    t = stopwatch();
+    const out = await runFirstStage(ctx, r, docs, queries, configDir);
+    const seconds = t();
+    firstStages.set(r.id, out);
+    const { id: _id, ...params } = r;
+    stages.push({ kind: 'retrieval', id: r.id, params, info: out.info, seconds });
+    timings[`retrieval:${r.id}`] = seconds;
+  }
+
+  // Evaluate first stages (also the base of every on/off comparison).
+  const baseEval = new Map<string, Evaluation>();
+  for (const r of config.retrievers) baseEval.set(r.id, evaluate(dataset.qrels, firstStages.get(r.id)!.run, measures));
+
+  const runs: RunResult[] = [];
+  const modelRerankers = config.rerankers.filter(isModelReranker);
+  for (const r of config.retrievers) {
+    const fs = firstStages.get(r.id)!;
+    const ev = baseEval.get(r.id)!;
+    let approximation: ApproximationAudit | undefined;
+    if (fs.exactRun) {
+      const exactEval = evaluate(dataset.qrels, fs.exactRun, measures);
+      const ks = [...new Set([...config.k, r.top_k])].sort((a, b) => a - b);
+      const delta: Record<string, number> = {};
+      for (const k of keys) delta[k] = (ev.aggregate[k] ?? 0) - (exactEval.aggregate[k] ?? 0);
+      approximation = { overlap: overlapAtK(fs.run, fs.exactRun, ks), delta, exact: aggregateOf(exactEval) };
+    }
+    if (config.rerankers.some((x) => x.id === 'none')) {
+      runs.push({ retriever: r.id, reranker: 'none', run: fs.run, evaluation: ev, ...(approximation ? { approximation } : {}) });
+    }
+  }
+
+  for (const rr of modelRerankers) {
+    t = stopwatch();
+    const spec = rerankerSpec(rr, configDir);
+    const reranker = await createReranker(ctx, spec);
+    timings[`load_reranker:${rr.id}`] = t();
+    for (const r of config.retrievers) {
+      ctx.log(`rerank: ${rr.id} over ${r.id} (top ${rr.depth})`);
+      t = stopwatch();
+      const fs = firstStages.get(r.id)!;
+      const out = await rerankRun(ctx, reranker, fs.run, queryText, docText, rr.depth);
+      const seconds = t();
+      const run = new Map([...queries].map((q) => [q.id, out.run.get(q.id) ?? []]));
+      const { id: _id, ...params } = rr;
+      stages.push({ kind: 'rerank', id: rr.id, over: r.id, params: { ...params, resolved: reranker.describe() }, info: out.info as unknown as Record<string, unknown>, seconds });
+      timings[`rerank:${rr.id}:${r.id}`] = seconds;
+      const evaluation = evaluate(dataset.qrels, run, measures);
+      const ceilingMeasures: Measure[] = [
+        { name: 'Recall', k: rr.depth },
+        { name: 'Completeness', k: rr.depth },
+      ];
+      const ceiling = evaluate(dataset.qrels, fs.run, ceilingMeasures).aggregate;
+      const attr = attribution(baseEval.get(r.id)!.perQuery, evaluation.perQuery, keys, {
+        seed: config.stats.seed,
+        iterations: config.stats.iterations,
+      });
+      runs.push({ retriever: r.id, reranker: rr.id, run, evaluation, onOff: { depth: rr.depth, ceiling, attribution: attr } });
+    }
+  }
+
+  // Order runs as the plan does: retriever-major, rerankers in config order.
+  const order = (x: RunResult) =>
+    config.retrievers.findIndex((r) => r.id === x.retriever) * 1000 + config.rerankers.findIndex((r) => r.id === x.reranker);
+  runs.sort((a, b) => order(a) - order(b));
+  return { config, dataset, measures, runs, stages, timings };
+}

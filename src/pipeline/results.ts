@@ -1,0 +1,154 @@
+/**
+ * The results folder contract:
+ *   <output>/<retriever>/<reranker>/{metrics.json, run.trec, per-query.jsonl}
+ *   <output>/summary.md, <output>/manifest.json
+ * Every file is written atomically. Everything but manifest.json is a pure
+ * function of config + data, so reruns are byte-identical.
+ */
+import { join } from 'node:path';
+import type { ExperimentResult, RunResult } from './experiment.js';
+import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
+import { formatTrecRun } from '../formats/trec-run.js';
+import { roundHalfEven } from '../metrics/round.js';
+import { trecOrder } from '../metrics/rank.js';
+import { renderSummary } from '../report/summary.js';
+import { peakRssBytes, toolInfo } from './manifest.js';
+import { sha256Hex, stableStringify } from '../util/hash.js';
+
+const r5 = (x: number) => roundHalfEven(x, 5);
+
+function roundAll(m: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(m)) out[k] = r5(v);
+  return out;
+}
+
+export function runDir(output: string, r: { retriever: string; reranker: string }): string {
+  return join(output, r.retriever, r.reranker);
+}
+
+/** The metrics.json object of one run. */
+export function metricsJson(res: ExperimentResult, r: RunResult): Record<string, unknown> {
+  const e = r.evaluation;
+  const keys = res.measures.map((m) => `${m.name}@${m.k}`);
+  const metrics: Record<string, number> = {};
+  for (const k of keys) metrics[k] = r5(e.aggregate[k] ?? 0);
+  const retriever = res.config.retrievers.find((x) => x.id === r.retriever)!;
+  const out: Record<string, unknown> = {
+    experiment: res.config.name,
+    retriever: r.retriever,
+    reranker: r.reranker,
+    split: res.dataset.split,
+    queries: e.counts.evaluated,
+    metrics,
+    counts: {
+      evaluated: e.counts.evaluated,
+      empty_rankings: e.counts.emptyRankings,
+      more_gold_than_k: e.counts.moreGoldThanK,
+      queries_without_gold_skipped: res.dataset.stats.queriesWithoutGold.length,
+      gold_pairs_dropped: res.dataset.stats.droppedGoldPairs,
+      skills: res.dataset.skills.length,
+      skill_md_fallbacks: res.dataset.stats.skillMdFallbacks,
+    },
+    first_stage: { type: retriever.type, top_k: retriever.top_k },
+  };
+  if (r.approximation) {
+    out.approximation = {
+      index: 'hnsw',
+      overlap: roundAll(r.approximation.overlap),
+      exact_metrics: roundAll(r.approximation.exact),
+      delta: roundAll(r.approximation.delta),
+    };
+  }
+  if (r.onOff) {
+    const a = r.onOff.attribution;
+    out.reranking = {
+      depth: r.onOff.depth,
+      note: `the reranked list holds only the first-stage top ${r.onOff.depth}; metrics @k are measured inside it`,
+      ceiling: roundAll(r.onOff.ceiling),
+      versus: `${r.retriever}/none`,
+      attribution: roundDeep(a),
+    };
+  }
+  return out;
+}
+
+/** Rounds every non-integer number in a JSON-like value to 5 decimals. */
+function roundDeep(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isInteger(v) || !Number.isFinite(v) ? v : r5(v);
+  if (Array.isArray(v)) return v.map(roundDeep);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = roundDeep(x);
+    return out;
+  }
+  return v;
+}
+
+/** per-query.jsonl: one line per evaluated query, in dataset order. */
+export function perQueryJsonl(res: ExperimentResult, r: RunResult): string {
+  const lines: string[] = [];
+  for (const q of res.dataset.queries) {
+    const m = r.evaluation.perQuery.get(q.id);
+    if (!m) continue;
+    const judged = res.dataset.qrels.get(q.id) ?? new Map<string, number>();
+    const gold = [...judged].filter(([, rel]) => rel >= 1).map(([id]) => id);
+    const graded = [...judged.values()].some((rel) => rel !== 1);
+    const retrieved = trecOrder(r.run.get(q.id) ?? []).map((d) => d.docId);
+    const row: Record<string, unknown> = { id: q.id, metrics: m, gold };
+    if (graded) row.relevance = Object.fromEntries(judged);
+    row.retrieved = retrieved;
+    lines.push(JSON.stringify(row));
+  }
+  return lines.join('\n') + (lines.length ? '\n' : '');
+}
+
+export interface ManifestExtras {
+  startedAt: string;
+  finishedAt: string;
+  cacheDir: string;
+  useCache: boolean;
+  offline: boolean;
+  totalSeconds: number;
+}
+
+export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Record<string, unknown> {
+  const { text, file, ...resolved } = res.config;
+  return {
+    tool: toolInfo(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    started_at: extras.startedAt,
+    finished_at: extras.finishedAt,
+    config: { file, sha256: sha256Hex(text), resolved_sha256: sha256Hex(stableStringify(resolved)), resolved },
+    dataset: {
+      dir: res.dataset.dir,
+      split: res.dataset.split,
+      gold_source: res.dataset.goldSource,
+      files: res.dataset.files,
+      skills: res.dataset.skills.length,
+      queries: res.dataset.queries.length,
+      stats: res.dataset.stats,
+    },
+    cache: { dir: extras.useCache ? extras.cacheDir : null, enabled: extras.useCache },
+    offline: extras.offline,
+    stages: res.stages,
+    runs: res.runs.map((r) => ({ retriever: r.retriever, reranker: r.reranker, dir: `${r.retriever}/${r.reranker}` })),
+    timings_seconds: { ...res.timings, total: extras.totalSeconds },
+    peak_rss_bytes: peakRssBytes(),
+  };
+}
+
+/** Writes every file of the results folder (atomically, one file at a time; nothing is deleted). */
+export function writeResults(res: ExperimentResult, extras: ManifestExtras): void {
+  const out = res.config.output;
+  const queryOrder = res.dataset.queries.map((q) => q.id);
+  for (const r of res.runs) {
+    const dir = runDir(out, r);
+    writeFileAtomic(join(dir, 'run.trec'), formatTrecRun(r.run, `${r.retriever}.${r.reranker}`, queryOrder));
+    writeFileAtomic(join(dir, 'per-query.jsonl'), perQueryJsonl(res, r));
+    writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(res, r));
+  }
+  writeFileAtomic(join(out, 'summary.md'), renderSummary(res));
+  writeJsonAtomic(join(out, 'manifest.json'), manifestJson(res, extras));
+}

@@ -1,0 +1,142 @@
+/**
+ * summary.md: the paper-shaped table (rows = runs; NDCG, Recall, Completeness
+ * at each k, ×100, 2 decimals), the reranker on/off table with significance and
+ * the first-stage ceiling, the HNSW approximation audit and the cost of each stage.
+ * Rendering only: every number comes computed in the ExperimentResult.
+ */
+import type { ExperimentResult, StageRecord } from '../pipeline/experiment.js';
+import { escapeMd, mdTable } from './markdown.js';
+import { formatPercent, formatFixed } from '../metrics/round.js';
+
+const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
+const signedPct = (x: number | undefined) => {
+  if (x === undefined || Number.isNaN(x)) return '–';
+  const s = formatPercent(x);
+  return s.startsWith('-') ? s : `+${s}`;
+};
+const pval = (p: number | undefined) => (p === undefined || Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
+
+function num(v: unknown, digits = 1): string {
+  return typeof v === 'number' && Number.isFinite(v) ? formatFixed(v, digits) : '–';
+}
+
+function costRow(s: StageRecord): string[] {
+  const info = s.info as Record<string, unknown>;
+  const thr = (info.throughput ?? {}) as Record<string, unknown>;
+  const trunc = (info.truncation ?? {}) as Record<string, unknown>;
+  const cache = (info.cache ?? {}) as Record<string, unknown>;
+  const rate: string[] = [];
+  if (typeof thr.docsPerSec === 'number') rate.push(`${num(thr.docsPerSec)} docs/s`);
+  if (typeof thr.tokensPerSec === 'number') rate.push(`${num(thr.tokensPerSec, 0)} tokens/s`);
+  if (typeof info.pairsPerSecond === 'number') rate.push(`${num(info.pairsPerSecond)} pairs/s`);
+  let truncation = '–';
+  if (typeof trunc.documentsTruncated === 'number' && typeof trunc.documentsTotal === 'number' && trunc.documentsTotal > 0)
+    truncation = `${trunc.documentsTruncated}/${trunc.documentsTotal} (${formatFixed((100 * trunc.documentsTruncated) / trunc.documentsTotal, 1)}%)`;
+  else if (typeof info.truncatedPairs === 'number' && typeof info.pairs === 'number' && info.pairs > 0)
+    truncation = `${info.truncatedPairs}/${info.pairs} pairs`;
+  const hits = typeof cache.hits === 'number' ? `${cache.hits} hit / ${cache.misses ?? 0} miss` : info.cacheHit === true ? 'index hit' : info.cacheHit === false ? 'index built' : '–';
+  const name = s.kind === 'rerank' ? `${escapeMd(s.id)} over ${escapeMd(s.over ?? '')}` : escapeMd(s.id);
+  return [s.kind, name, num(s.seconds, 2), rate.join(', ') || '–', truncation, hits];
+}
+
+export function renderSummary(res: ExperimentResult): string {
+  const { config, dataset } = res;
+  const ks = config.k;
+  const out: string[] = [];
+  out.push(`# ${escapeMd(config.name)}\n`);
+  if (config.description) out.push(`${escapeMd(config.description)}\n`);
+  const files = dataset.files.map((f) => `${f.role} ${f.records} records, sha256 ${f.sha256.slice(0, 12)}…`).join('; ');
+  out.push(
+    `Dataset \`${escapeMd(dataset.dir)}\`, split **${escapeMd(dataset.split)}**: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold (${files}). Metrics follow trec_eval semantics (ties by doc id descending), ×100, 2 decimals.\n`,
+  );
+
+  // Main table.
+  const cols = [...ks.map((k) => `NDCG@${k}`), ...ks.map((k) => `Recall@${k}`), ...ks.map((k) => `Completeness@${k}`)];
+  const rows = res.runs.map((r) => [`${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}`, ...cols.map((c) => pct(r.evaluation.aggregate[c]))]);
+  out.push('## Results\n');
+  out.push(mdTable(['Run', ...cols], rows, ['l', ...cols.map(() => 'r' as const)]));
+
+  // Reranker on/off.
+  const reranked = res.runs.filter((r) => r.onOff);
+  if (reranked.length) {
+    const key = reranked[0]!.onOff!.attribution.primaryKey;
+    out.push('\n## Reranker on/off\n');
+    out.push(
+      `Each reranked run against the same retriever without a reranker, per query (paired). Δ = on − off (×100); p: two-sided randomisation test (seed ${config.stats.seed}, ${config.stats.iterations} iterations) and paired t-test; CI: 95% bootstrap of the mean Δ. Helped/hurt/unchanged by ${escapeMd(key)}. Ceiling: first-stage Recall and Completeness at the rerank depth, the best any reranker over that pool can reach.\n`,
+    );
+    const header = ['Retriever', 'Reranker', 'Metric', 'Off', 'On', 'Δ', 'p (rand.)', 'p (t)', '95% CI of Δ', 'Helped / hurt / same', 'Ceiling R@N / C@N'];
+    const body: string[][] = [];
+    for (const r of reranked) {
+      const a = r.onOff!.attribution;
+      const N = r.onOff!.depth;
+      const shown = [`NDCG@${ks.includes(10) ? 10 : ks[0]}`, `Recall@${ks.includes(10) ? 10 : ks[0]}`, `Completeness@${ks.includes(10) ? 10 : ks[0]}`];
+      shown.forEach((m, i) => {
+        const s = a.metrics[m];
+        if (!s) return;
+        body.push([
+          i === 0 ? escapeMd(r.retriever) : '',
+          i === 0 ? escapeMd(r.reranker) : '',
+          m,
+          pct(s.base),
+          pct(s.treated),
+          signedPct(s.delta),
+          pval(s.randomization.pValue),
+          pval(s.tTest.pValue),
+          `[${signedPct(s.bootstrap.low)}, ${signedPct(s.bootstrap.high)}]`,
+          i === 0 ? `${a.counts.helped} / ${a.counts.hurt} / ${a.counts.unchanged}` : '',
+          i === 0 ? `${pct(r.onOff!.ceiling[`Recall@${N}`])} / ${pct(r.onOff!.ceiling[`Completeness@${N}`])} (N=${N})` : '',
+        ]);
+      });
+    }
+    out.push(mdTable(header, body, ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+    const hurtLines: string[] = [];
+    for (const r of reranked) {
+      const worst = r.onOff!.attribution.worst.filter((w) => w.delta < 0);
+      if (!worst.length) continue;
+      hurtLines.push(
+        `- ${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}: ` +
+          worst.map((w) => `${escapeMd(w.qid)} (${pct(w.base)} → ${pct(w.treated)})`).join(', '),
+      );
+    }
+    if (hurtLines.length) out.push(`\nQueries the reranker hurt most (${escapeMd(key)}, off → on):\n\n${hurtLines.join('\n')}\n`);
+  }
+
+  // HNSW audit.
+  const approx = res.runs.filter((r) => r.approximation);
+  if (approx.length) {
+    out.push('\n## Approximate index audit (HNSW vs exact top-k)\n');
+    const oks = Object.keys(approx[0]!.approximation!.overlap);
+    const k10 = ks.includes(10) ? 10 : ks[0]!;
+    const dcols = [`NDCG@${k10}`, `Recall@${k10}`, `Completeness@${k10}`];
+    const header = ['Retriever', ...oks.map((k) => `overlap@${k}`), ...dcols.map((c) => `Δ ${c}`)];
+    const body = approx.map((r) => [
+      escapeMd(r.retriever),
+      ...oks.map((k) => formatFixed(r.approximation!.overlap[k] ?? NaN, 4)),
+      ...dcols.map((c) => signedPct(r.approximation!.delta[c])),
+    ]);
+    out.push(mdTable(header, body, ['l', ...header.slice(1).map(() => 'r' as const)]));
+  }
+
+  // Cost.
+  if (res.stages.length) {
+    out.push('\n## Cost\n');
+    out.push(mdTable(['Stage', 'Id', 'Seconds', 'Throughput', 'Truncated', 'Cache'], res.stages.map(costRow), ['l', 'l', 'r', 'l', 'r', 'l']));
+  }
+
+  // Notes.
+  const notes: string[] = [];
+  const first = res.runs[0]?.evaluation.counts;
+  if (first) {
+    for (const [k, n] of Object.entries(first.moreGoldThanK)) if (n > 0) notes.push(`${n} queries have more gold skills than ${k}: they can never be complete at @${k}.`);
+  }
+  for (const r of res.runs) if (r.evaluation.counts.emptyRankings > 0) notes.push(`${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}: ${r.evaluation.counts.emptyRankings} queries retrieved nothing (scored 0).`);
+  if (dataset.stats.queriesWithoutGold.length) notes.push(`${dataset.stats.queriesWithoutGold.length} queries without gold were skipped.`);
+  if (dataset.stats.droppedGoldPairs) notes.push(`${dataset.stats.droppedGoldPairs} gold pairs naming skills outside the corpus were dropped.`);
+  if (dataset.stats.skillMdFallbacks) notes.push(`${dataset.stats.skillMdFallbacks} skills had no SKILL.md text; their description stands in (official fallback).`);
+  for (const s of res.stages) {
+    const w = (s.info as Record<string, unknown>).warning;
+    if (typeof w === 'string') notes.push(`${escapeMd(s.id)}: ${escapeMd(w)}`);
+  }
+  if (notes.length) out.push(`\n## Notes\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
+  return out.join('\n');
+}
