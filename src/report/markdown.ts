@@ -10,7 +10,7 @@ export function escapeMd(text: string): string {
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/([\\`*_{}\[\]()#+!|~])/g, '\\$1');
+    .replace(/([\\`*_[\]|~])/g, '\\$1');
 }
 
 /** A GitHub-flavoured Markdown table. Cells are inserted as given: escape untrusted ones first. */

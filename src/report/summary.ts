@@ -5,6 +5,7 @@
  * Rendering only: every number comes computed in the ExperimentResult.
  */
 import type { ExperimentResult, StageRecord } from '../pipeline/experiment.js';
+import { relative } from 'node:path';
 import { escapeMd, mdTable } from './markdown.js';
 import { formatPercent, formatFixed } from '../metrics/round.js';
 
@@ -15,6 +16,10 @@ const signedPct = (x: number | undefined) => {
   return s.startsWith('-') ? s : `+${s}`;
 };
 const pval = (p: number | undefined) => (p === undefined || Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
 
 function num(v: unknown, digits = 1): string {
   return typeof v === 'number' && Number.isFinite(v) ? formatFixed(v, digits) : '–';
@@ -47,7 +52,7 @@ export function renderSummary(res: ExperimentResult): string {
   if (config.description) out.push(`${escapeMd(config.description)}\n`);
   const files = dataset.files.map((f) => `${f.role} ${f.records} records, sha256 ${f.sha256.slice(0, 12)}…`).join('; ');
   out.push(
-    `Dataset \`${escapeMd(dataset.dir)}\`, split **${escapeMd(dataset.split)}**: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold (${files}). Metrics follow trec_eval semantics (ties by doc id descending), ×100, 2 decimals.\n`,
+    `Dataset ${escapeMd(relative(config.output, dataset.dir) || '.')} (relative to this folder), split **${escapeMd(dataset.split)}**: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold (${files}). Metrics follow trec_eval semantics (ties by doc id descending), ×100, 2 decimals.\n`,
   );
 
   // Main table.
@@ -127,12 +132,14 @@ export function renderSummary(res: ExperimentResult): string {
   const notes: string[] = [];
   const first = res.runs[0]?.evaluation.counts;
   if (first) {
-    for (const [k, n] of Object.entries(first.moreGoldThanK)) if (n > 0) notes.push(`${n} queries have more gold skills than ${k}: they can never be complete at @${k}.`);
+    for (const [k, n] of Object.entries(first.moreGoldThanK))
+      if (n > 0) notes.push(`${plural(n, 'query', 'queries')} with more gold skills than ${k}: never complete at @${k}.`);
   }
-  for (const r of res.runs) if (r.evaluation.counts.emptyRankings > 0) notes.push(`${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}: ${r.evaluation.counts.emptyRankings} queries retrieved nothing (scored 0).`);
-  if (dataset.stats.queriesWithoutGold.length) notes.push(`${dataset.stats.queriesWithoutGold.length} queries without gold were skipped.`);
-  if (dataset.stats.droppedGoldPairs) notes.push(`${dataset.stats.droppedGoldPairs} gold pairs naming skills outside the corpus were dropped.`);
-  if (dataset.stats.skillMdFallbacks) notes.push(`${dataset.stats.skillMdFallbacks} skills had no SKILL.md text; their description stands in (official fallback).`);
+  for (const r of res.runs) if (r.evaluation.counts.emptyRankings > 0) notes.push(`${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}: ${plural(r.evaluation.counts.emptyRankings, 'query', 'queries')} retrieved nothing (scored 0).`);
+  if (dataset.stats.queriesWithoutGold.length) notes.push(`${plural(dataset.stats.queriesWithoutGold.length, 'query', 'queries')} without gold skipped.`);
+  if (dataset.stats.droppedGoldPairs) notes.push(`${plural(dataset.stats.droppedGoldPairs, 'gold pair')} naming skills outside the corpus dropped.`);
+  if (dataset.stats.skillMdFallbacks)
+    notes.push(`${plural(dataset.stats.skillMdFallbacks, 'skill')} had no SKILL.md text; the description stands in (official fallback).`);
   for (const s of res.stages) {
     const w = (s.info as Record<string, unknown>).warning;
     if (typeof w === 'string') notes.push(`${escapeMd(s.id)}: ${escapeMd(w)}`);
