@@ -1,0 +1,212 @@
+/**
+ * Qwen3-Reranker yes/no scorer (Qwen3-Reranker 0.6B/4B/8B, SkillRet-Reranker, SkillRouter-Reranker)
+ * on transformers.js AutoModelForCausalLM, exactly as SkillRet protocol section 5:
+ *  - prefix and suffix tokenised without special tokens (once);
+ *  - body (qwen3-template.ts) tokenised without special tokens, tail cut to
+ *    maxTokens - len(prefix) - len(suffix);
+ *  - ids = prefix + body + suffix; batches LEFT-padded with an attention mask (transformers.js
+ *    derives position ids from the mask and feeds an empty key/value cache: no generation);
+ *  - score = P(yes) = softmax([logit(yes), logit(no)]) at the last position, with the ids of the
+ *    tokens "yes" and "no" from the tokenizer (convert_tokens_to_ids).
+ * When the export takes `num_logits_to_keep`, only the last position's logits are computed.
+ *
+ * Padding check: some ONNX exports (fused GroupQueryAttention) may not honour a left-padding
+ * mask. At load, one short input is scored alone and inside a left-padded batch; if the two
+ * disagree the reranker warns and runs unpadded batches (inputs of equal length only).
+ */
+import { AutoModelForCausalLM, AutoTokenizer, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { UserError } from '../core/errors.js';
+import { padBatch, planBatches, type EncodedInput } from './batching.js';
+import { readFloat } from './logits.js';
+import { loadModelConfig, modelClassFor, sessionOptions } from './load.js';
+import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, type Qwen3Template } from './qwen3-template.js';
+import { runBatches } from './run-batches.js';
+import { bodyBudget } from './truncation.js';
+import type { RerankPair, Reranker, RerankStats } from './types.js';
+
+export interface Qwen3Options {
+  location: string;
+  revision?: string;
+  dtype: string;
+  threads: number;
+  maxTokens: number;
+  batchSize: number;
+  /**
+   * Padded tokens per batch at most (bounds activation and logits memory). Default 16,384 when the
+   * export computes only the last position's logits, else 4,096 (full logits are tokens x vocab floats).
+   */
+  maxBatchTokens?: number;
+  concurrency: number;
+  template: Qwen3Template;
+  instruction: string;
+  id: string;
+  /** Skip the load-time padding check (tests of the check itself). */
+  skipPaddingCheck?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface Qwen3Input extends EncodedInput {
+  ids: number[];
+  /** The body was cut to its budget. */
+  truncated: boolean;
+}
+
+/** Raw last-position logits of "yes" and "no" for one input. */
+export interface YesNoLogits {
+  yes: number;
+  no: number;
+}
+
+export class Qwen3Reranker implements Reranker {
+  readonly prefixIds: number[];
+  readonly suffixIds: number[];
+  readonly yesId: number;
+  readonly noId: number;
+  readonly bodyBudget: number;
+  /** false after a failed padding check: batches then hold inputs of one length only. */
+  padding = true;
+  /** The export takes `num_logits_to_keep`: only the last position's logits are computed. */
+  readonly keepLast: boolean;
+  readonly maxBatchTokens: number;
+  private readonly counters: RerankStats = { pairs: 0, truncatedPairs: 0, cachedPairs: 0 };
+
+  constructor(
+    readonly tokenizer: PreTrainedTokenizer,
+    readonly model: PreTrainedModel,
+    readonly opts: Qwen3Options,
+  ) {
+    this.prefixIds = this.encode(QWEN3_PREFIX);
+    this.suffixIds = this.encode(QWEN3_SUFFIX);
+    const yes = tokenizer.convert_tokens_to_ids('yes');
+    const no = tokenizer.convert_tokens_to_ids('no');
+    if (typeof yes !== 'number' || typeof no !== 'number') {
+      throw new UserError(`reranker "${opts.id}": the tokenizer has no token "yes" or "no": not a Qwen3-Reranker-style model`);
+    }
+    this.yesId = yes;
+    this.noId = no;
+    try {
+      this.bodyBudget = bodyBudget(opts.maxTokens, this.prefixIds.length, this.suffixIds.length);
+    } catch (e) {
+      throw new UserError(`reranker "${opts.id}": max_tokens: ${(e as Error).message}`);
+    }
+    const session = (model.sessions as Record<string, { inputNames: string[] }>).model;
+    this.keepLast = Boolean(session?.inputNames.includes('num_logits_to_keep'));
+    this.maxBatchTokens = opts.maxBatchTokens ?? (this.keepLast ? 16_384 : 4_096);
+  }
+
+  private encode(text: string): number[] {
+    return this.tokenizer._tokenizer.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      scorer: 'qwen3-yes-no',
+      score: 'P(yes) = softmax([logit(yes), logit(no)]) at the last position',
+      template: this.opts.template,
+      instruction: this.opts.instruction,
+      maxTokens: this.opts.maxTokens,
+      truncation: 'body tail cut to max_tokens - prefix - suffix',
+      padding: this.padding ? 'left' : 'none (left padding changed scores: equal-length batches only)',
+      logits: this.keepLast ? 'last position only (num_logits_to_keep)' : 'all positions',
+      batchSize: this.opts.batchSize,
+      threads: this.opts.threads,
+      dtype: this.opts.dtype,
+      yesTokenId: this.yesId,
+      noTokenId: this.noId,
+    };
+  }
+
+  stats(): RerankStats {
+    return { ...this.counters };
+  }
+
+  /** prefix + body (cut to the budget) + suffix ids of one pair. */
+  encodePair(query: string, doc: string): Qwen3Input {
+    const body = this.encode(qwen3Body(this.opts.template, this.opts.instruction, query, doc));
+    const truncated = body.length > this.bodyBudget;
+    const kept = truncated ? body.slice(0, this.bodyBudget) : body;
+    return { ids: [...this.prefixIds, ...kept, ...this.suffixIds], truncated };
+  }
+
+  /** One forward pass over already-encoded inputs (left padded): raw yes/no logits per input. */
+  async yesNoLogits(inputs: readonly EncodedInput[]): Promise<YesNoLogits[]> {
+    const padId = this.tokenizer.pad_token_id ?? 0;
+    const padded = padBatch(inputs, padId, 'left');
+    const dims = [padded.rows, padded.width];
+    const feeds: Record<string, Tensor> = {
+      input_ids: new Tensor('int64', padded.inputIds, dims),
+      attention_mask: new Tensor('int64', padded.attentionMask, dims),
+    };
+    if (this.keepLast) feeds.num_logits_to_keep = new Tensor('int64', BigInt64Array.from([1n]), []);
+    const out = (await this.model(feeds)) as { logits?: Tensor };
+    const logits = out.logits;
+    if (!logits || logits.dims.length !== 3 || logits.dims[0] !== padded.rows) {
+      throw new UserError(`reranker "${this.opts.id}": model output has no logits [batch, positions, vocab]: not a causal LM`);
+    }
+    const [, positions, vocab] = logits.dims as [number, number, number];
+    const data = logits.data as ArrayLike<number>;
+    const res: YesNoLogits[] = [];
+    for (let r = 0; r < padded.rows; r++) {
+      const base = (r * positions + positions - 1) * vocab;
+      res.push({ yes: readFloat(logits.type, data, base + this.yesId), no: readFloat(logits.type, data, base + this.noId) });
+    }
+    return res;
+  }
+
+  /**
+   * Scores a short input alone and inside a left-padded batch with a longer one; false when the
+   * logits differ by more than `tol` (relative to their size).
+   */
+  async paddingCheck(tol = 1e-3): Promise<boolean> {
+    const short = this.encodePair('check', 'a short document');
+    const long = this.encodePair('a longer query used to check left padding', 'a longer document '.repeat(8).trim());
+    const [alone] = await this.yesNoLogits([short]);
+    const [inBatch] = await this.yesNoLogits([short, long]);
+    const close = (a: number, b: number) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b));
+    return close(alone!.yes, inBatch!.yes) && close(alone!.no, inBatch!.no);
+  }
+
+  async score(pairs: RerankPair[], onProgress?: (n: number) => void): Promise<number[]> {
+    if (pairs.length === 0) return [];
+    const encoded = pairs.map((p) => this.encodePair(p.query, p.doc));
+    const batches = planBatches(
+      encoded.map((e) => e.ids.length),
+      { batchSize: this.opts.batchSize, maxBatchTokens: this.maxBatchTokens },
+      !this.padding,
+    );
+    const scores = new Array<number>(pairs.length).fill(NaN);
+    await runBatches(batches, this.opts.concurrency, async (batch) => {
+      const logits = await this.yesNoLogits(batch.map((i) => encoded[i]!));
+      batch.forEach((i, r) => {
+        scores[i] = pYes(logits[r]!.yes, logits[r]!.no);
+      });
+      onProgress?.(batch.length);
+    });
+    this.counters.pairs += pairs.length;
+    this.counters.truncatedPairs += encoded.reduce((n, e) => n + (e.truncated ? 1 : 0), 0);
+    return scores;
+  }
+
+  async dispose(): Promise<void> {
+    await this.model.dispose();
+  }
+}
+
+export async function loadQwen3(opts: Qwen3Options): Promise<Qwen3Reranker> {
+  const common = { ...(opts.revision !== undefined ? { revision: opts.revision } : {}) };
+  const tokenizer = await AutoTokenizer.from_pretrained(opts.location, common);
+  const config = await loadModelConfig(opts.location, opts.revision);
+  const model = await modelClassFor(config, AutoModelForCausalLM, opts.id).from_pretrained(opts.location, {
+    ...common,
+    config,
+    dtype: opts.dtype as never,
+    device: 'cpu',
+    session_options: sessionOptions(opts.threads),
+  });
+  const r = new Qwen3Reranker(tokenizer, model, opts);
+  if (!opts.skipPaddingCheck && opts.batchSize > 1 && !(await r.paddingCheck())) {
+    r.padding = false;
+    opts.log?.(`reranker "${opts.id}": left padding changes this export's scores; running equal-length batches only (slower)`);
+  }
+  return r;
+}

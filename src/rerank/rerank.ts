@@ -1,0 +1,199 @@
+/**
+ * The second stage: `createReranker` (spec → loaded, cached reranker) and `rerankRun` (first-stage
+ * run → reranked run).
+ *
+ * Pool semantics (SkillRet protocol section 5): per query, the first `depth` first-stage
+ * candidates in trec_eval order (score desc, doc id desc); candidates whose id is not in the
+ * corpus are then skipped (and counted); a query without candidates gets an empty list. The
+ * reranked list holds only the pool, each candidate with the reranker's score (no fusion).
+ * Pairs of all queries are scored together (batches across queries, sorted by length).
+ */
+import { join } from 'node:path';
+import { UserError } from '../core/errors.js';
+import type { Run, ScoredDoc } from '../core/types.js';
+import { trecOrder } from '../metrics/rank.js';
+import { gloveRerankerDir } from '../models/glove/names.js';
+import { assertHubFilesPresent, describeModel, resolveModel } from '../models/resolve.js';
+import type { StageContext } from '../pipeline/context.js';
+import { sha256Hex, stableStringify } from '../util/hash.js';
+import { modelsDir } from '../util/paths.js';
+import { loadCrossEncoder } from './cross-encoder.js';
+import { RerankDriver } from './driver.js';
+import { checkDtype, configDtype, defaultThreads, loadModelConfig, modelFingerprint, requiredFiles } from './load.js';
+import { loadQwen3 } from './qwen3.js';
+import { ScoreCache } from './score-cache.js';
+import { DEFAULT_CONCURRENCY, resolveRerankerSpec } from './spec.js';
+import type { RerankPair, Reranker, RerankerSpec } from './types.js';
+
+/** Bump when a change alters scores for the same model and settings (invalidates the score cache). */
+const SCORER_VERSION = 1;
+
+/** Loads the reranker a spec asks for; with `ctx.useCache`, wrapped in the on-disk score cache. */
+export async function createReranker(ctx: StageContext, spec: RerankerSpec): Promise<Reranker> {
+  const r = resolveRerankerSpec(spec);
+  const models = modelsDir();
+  let ref = r.modelRef;
+  if (r.local === 'glove-6b-100d-maxsim') {
+    // Loaded on demand: only the bundled scorer needs the GloVe converter.
+    const { ensureGloveModels } = await import('../models/glove/convert.js');
+    await ensureGloveModels(models, { log: ctx.log });
+    ref = gloveRerankerDir(models);
+  }
+  let resolved;
+  try {
+    resolved = resolveModel(ref, { offline: ctx.offline, cacheDir: ctx.cacheDir, modelsDir: models });
+  } catch (e) {
+    if (e instanceof UserError) throw new UserError(`reranker "${r.id}": ${e.message}`);
+    throw e;
+  }
+  // Explicit, preset, else what the model's config asks transformers.js for, else fp32.
+  let dtype = r.dtype;
+  if (dtype === undefined) {
+    try {
+      dtype = configDtype(await loadModelConfig(resolved.location, resolved.revision));
+    } catch {
+      /* no readable config: the loader reports it */
+    }
+  }
+  dtype ??= 'fp32';
+  checkDtype(dtype, `reranker "${r.id}": dtype`);
+  try {
+    assertHubFilesPresent(resolved, requiredFiles(dtype), ctx.offline);
+  } catch (e) {
+    if (e instanceof UserError) throw new UserError(`reranker "${r.id}": ${e.message}`);
+    throw e;
+  }
+  const threads = r.threads ?? defaultThreads();
+  const common = {
+    id: r.id,
+    location: resolved.location,
+    ...(resolved.revision !== undefined ? { revision: resolved.revision } : {}),
+    dtype,
+    threads,
+    batchSize: r.batchSize,
+    concurrency: DEFAULT_CONCURRENCY,
+  };
+  ctx.log(`reranker ${r.id}: loading ${describeModel(resolved)} (${r.type}, ${dtype}, ${threads} threads)`);
+  const inner =
+    r.type === 'qwen3'
+      ? await loadQwen3({ ...common, maxTokens: r.maxTokens ?? 32_768, template: r.template, instruction: r.instruction, log: ctx.log })
+      : await loadCrossEncoder({ ...common, ...(r.maxTokens !== undefined ? { maxTokens: r.maxTokens } : {}) });
+
+  const identity: Record<string, unknown> = {
+    id: r.id,
+    type: r.type,
+    model: spec.model,
+    ...(r.preset ? { preset: r.preset.name, sourceModel: r.preset.sourceModel } : {}),
+    location: describeModel(resolved),
+    source: resolved.source,
+    ...(r.preset?.note ? { note: r.preset.note } : {}),
+  };
+
+  let cache: ScoreCache | undefined;
+  if (ctx.useCache) {
+    const rerankDir = join(ctx.cacheDir, 'rerank');
+    const fingerprint = await modelFingerprint(resolved.folder, dtype, rerankDir);
+    if (fingerprint === undefined) {
+      ctx.log(`reranker ${r.id}: score cache off (model files not found under ${resolved.folder})`);
+    } else {
+      const d = inner.describe();
+      // Everything that changes a score; batch size, threads and padding mode only move last bits.
+      const key = {
+        v: SCORER_VERSION,
+        fingerprint,
+        dtype,
+        scorer: d.scorer,
+        maxTokens: d.maxTokens,
+        ...(r.type === 'qwen3' ? { template: r.template, instruction: r.instruction } : {}),
+      };
+      cache = ScoreCache.open(join(rerankDir, sha256Hex(stableStringify(key))), { ...key, model: describeModel(resolved) });
+    }
+  }
+  const driver = new RerankDriver(inner, cache ? { cache } : {});
+  return {
+    describe: () => ({ ...identity, ...driver.describe() }),
+    score: (pairs, onProgress) => driver.score(pairs, onProgress),
+    stats: () => driver.stats(),
+    dispose: () => driver.dispose(),
+  };
+}
+
+export interface RerankInfo {
+  /** Pairs scored (pool entries over all queries). */
+  pairs: number;
+  seconds: number;
+  pairsPerSecond: number;
+  /** Pool candidates skipped because their id is not in the corpus. */
+  skippedUnknownDocs: number;
+  /** Pairs cut to the token budget (model calls of this run only). */
+  truncatedPairs: number;
+  /** Pairs answered by the score cache. */
+  cachedPairs: number;
+}
+
+/** The pool of one query: first `depth` candidates in trec order, then unknown ids dropped. */
+export function rerankPool(candidates: readonly ScoredDoc[], depth: number, docs: ReadonlyMap<string, string>): { pool: string[]; skipped: number } {
+  const top = trecOrder(candidates).slice(0, Math.max(0, depth));
+  const pool: string[] = [];
+  let skipped = 0;
+  for (const c of top) {
+    if (docs.has(c.docId)) pool.push(c.docId);
+    else skipped++;
+  }
+  return { pool, skipped };
+}
+
+export async function rerankRun(
+  ctx: StageContext,
+  reranker: Reranker,
+  firstStage: Run,
+  queries: Map<string, string>,
+  docs: Map<string, string>,
+  depth: number,
+): Promise<{ run: Run; info: RerankInfo }> {
+  const started = performance.now();
+  const pairs: RerankPair[] = [];
+  const owners: { qid: string; docId: string }[] = [];
+  const run: Run = new Map();
+  let skippedUnknownDocs = 0;
+  for (const [qid, candidates] of firstStage) {
+    run.set(qid, []);
+    const { pool, skipped } = rerankPool(candidates, depth, docs);
+    skippedUnknownDocs += skipped;
+    if (pool.length === 0) continue;
+    const query = queries.get(qid);
+    if (query === undefined) throw new UserError(`rerank: query "${qid}" of the first-stage run has no text`);
+    for (const docId of pool) {
+      pairs.push({ query, doc: docs.get(docId)! });
+      owners.push({ qid, docId });
+    }
+  }
+
+  const before = reranker.stats?.();
+  const bar = ctx.progress('rerank', pairs.length, 'pairs');
+  let scores: number[];
+  try {
+    scores = pairs.length > 0 ? await reranker.score(pairs, (n) => bar.increment(n)) : [];
+  } finally {
+    bar.stop();
+  }
+  if (scores.length !== pairs.length) throw new Error(`reranker returned ${scores.length} scores for ${pairs.length} pairs`);
+  scores.forEach((score, i) => {
+    if (!Number.isFinite(score)) throw new Error(`reranker returned a non-finite score (${score}) for query "${owners[i]!.qid}", doc "${owners[i]!.docId}"`);
+    const o = owners[i]!;
+    run.get(o.qid)!.push({ docId: o.docId, score });
+  });
+  const after = reranker.stats?.();
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    run,
+    info: {
+      pairs: pairs.length,
+      seconds,
+      pairsPerSecond: seconds > 0 ? pairs.length / seconds : 0,
+      skippedUnknownDocs,
+      truncatedPairs: (after?.truncatedPairs ?? 0) - (before?.truncatedPairs ?? 0),
+      cachedPairs: (after?.cachedPairs ?? 0) - (before?.cachedPairs ?? 0),
+    },
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * Runs planned batches with a bounded number in flight (p-limit): while onnxruntime computes one
+ * batch on its threads, the JavaScript thread builds the next one's tensors.
+ */
+import pLimit from 'p-limit';
+
+export async function runBatches(batches: readonly number[][], concurrency: number, fn: (batch: number[]) => Promise<void>): Promise<void> {
+  const limit = pLimit(Math.max(1, Math.floor(concurrency)));
+  await Promise.all(batches.map((b) => limit(() => fn(b))));
+}

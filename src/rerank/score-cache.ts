@@ -1,0 +1,95 @@
+/**
+ * Reranker score cache: (scorer key, query text, document text) → score, on disk under
+ * `<cacheDir>/rerank/<scorer key>/`, so a re-run of the same reranker over the same pools costs
+ * no model call.
+ *
+ * The scorer key (computed by the caller) covers the model files' content hash, dtype, scorer
+ * type, template, instruction and token limit. Inside a scorer's folder, entries are stored in
+ * chunk files `<sha256 of content>.jsonl`, each line `["<sha256 of [query, doc]>", score]`, each
+ * written atomically (temp file + rename): an interrupted run keeps every chunk it finished.
+ * Scores are JSON doubles, which round-trip exactly, so cached and fresh runs are byte-identical.
+ * When a folder holds more than `compactAbove` chunks, opening it merges them into one.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
+import { sha256Hex } from '../util/hash.js';
+
+const CHUNK = /^[0-9a-f]{64}\.jsonl$/;
+
+/** Key of one pair inside a scorer's cache. */
+export function pairKey(query: string, doc: string): string {
+  return sha256Hex(JSON.stringify([query, doc]));
+}
+
+export class ScoreCache {
+  private readonly entries = new Map<string, number>();
+  private pending: [string, number][] = [];
+
+  private constructor(readonly dir: string) {}
+
+  /**
+   * Opens (creating) the cache folder of one scorer, reading every chunk. `describe` is written
+   * next to the chunks (key.json) for humans. Unreadable chunks are ignored.
+   */
+  static open(dir: string, describe?: Record<string, unknown>, compactAbove = 64): ScoreCache {
+    mkdirSync(dir, { recursive: true });
+    const c = new ScoreCache(dir);
+    if (describe && !existsSync(join(dir, 'key.json'))) writeJsonAtomic(join(dir, 'key.json'), describe);
+    const chunks = readdirSync(dir).filter((f) => CHUNK.test(f)).sort();
+    for (const f of chunks) c.readChunk(join(dir, f));
+    if (chunks.length > compactAbove) {
+      const merged = c.writeChunk([...c.entries]);
+      for (const f of chunks) if (f !== merged) rmSync(join(dir, f), { force: true });
+    }
+    return c;
+  }
+
+  private readChunk(path: string): void {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return;
+    }
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      try {
+        const v = JSON.parse(line) as unknown;
+        if (Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'number') this.entries.set(v[0], v[1]);
+      } catch {
+        /* a damaged line costs one recomputation */
+      }
+    }
+  }
+
+  private writeChunk(items: [string, number][]): string | undefined {
+    if (items.length === 0) return undefined;
+    const body = items.map(([k, s]) => JSON.stringify([k, s])).join('\n') + '\n';
+    const name = `${sha256Hex(body)}.jsonl`;
+    writeFileAtomic(join(this.dir, name), body);
+    return name;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): number | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Records a score (finite scores only); kept in memory until `flush`. */
+  put(key: string, score: number): void {
+    if (!Number.isFinite(score) || this.entries.has(key)) return;
+    this.entries.set(key, score);
+    this.pending.push([key, score]);
+  }
+
+  /** Writes the scores recorded since the last flush as one chunk. */
+  flush(): void {
+    const items = this.pending;
+    this.pending = [];
+    this.writeChunk(items);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The nouns of the second stage: what a reranker is asked to be (`RerankerSpec`, from the
+ * config) and what it does once loaded (`Reranker`: score (query, document) pairs).
+ */
+
+/** One reranker as the experiment config asks for it. */
+export interface RerankerSpec {
+  /** Results folder name. */
+  id: string;
+  type: 'cross-encoder' | 'qwen3';
+  /** A preset name (src/models/reranker-presets.ts), a hub id `org/name[@rev]` or a local folder. */
+  model: string;
+  /** Preset to take defaults from; when absent, `model` is looked up among the presets. */
+  preset?: string;
+  /** Token budget of one model input (pair with special tokens / prefix+body+suffix). */
+  maxTokens?: number;
+  /** Pairs per forward pass. */
+  batchSize?: number;
+  /** transformers.js dtype (fp32, fp16, q8, q4, …): which ONNX file of the model folder. */
+  dtype?: string;
+  /** onnxruntime intra-op threads (default: the machine's cores). */
+  threads?: number;
+  /** qwen3 only: the instruction I of the template. */
+  instruction?: string;
+  /** qwen3 only: field separators ("\n" for qwen3, "\n\n" for skillrouter). */
+  template?: 'qwen3' | 'skillrouter';
+  /** Pool size N: how many first-stage candidates per query are reranked (default 20). */
+  depth: number;
+}
+
+/** One (query, document) pair to score. */
+export interface RerankPair {
+  query: string;
+  doc: string;
+}
+
+/** Counters a reranker keeps over its lifetime (all `score` calls together). */
+export interface RerankStats {
+  /** Pairs sent through the model. */
+  pairs: number;
+  /** Pairs whose input was cut to the token budget. */
+  truncatedPairs: number;
+  /** Pairs answered from the score cache (no model call). */
+  cachedPairs: number;
+}
+
+/** A loaded reranker. */
+export interface Reranker {
+  /** Everything that identifies the scorer (model, revision, dtype, template, limits); goes into results. */
+  describe(): Record<string, unknown>;
+  /**
+   * One score per pair, in input order; higher = more relevant. Deterministic for a given
+   * model and settings, whatever the batch size. `onProgress(n)` is called with the number
+   * of pairs just finished.
+   */
+  score(pairs: RerankPair[], onProgress?: (n: number) => void): Promise<number[]>;
+  /** Lifetime counters (optional). */
+  stats?(): RerankStats;
+  /** Releases the onnxruntime sessions (optional). */
+  dispose?(): Promise<void>;
+}

@@ -1,0 +1,322 @@
+/**
+ * Second stage, pure parts: pair truncation (HF longest_first), batch planning and padding, the
+ * Qwen3-Reranker template strings and P(yes), presets and spec resolution, the pool rule of
+ * rerankRun, the score cache and the driver (dedup, cache, windows). No models here
+ * (see rerank-models.test.ts).
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isUserError } from '../src/core/errors.js';
+import type { Run } from '../src/core/types.js';
+import { findRerankerPreset, RERANKER_PRESETS } from '../src/models/reranker-presets.js';
+import type { StageContext } from '../src/pipeline/context.js';
+import { padBatch, planBatches } from '../src/rerank/batching.js';
+import { RerankDriver } from '../src/rerank/driver.js';
+import { halfToFloat } from '../src/rerank/logits.js';
+import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION } from '../src/rerank/qwen3-template.js';
+import { rerankPool, rerankRun } from '../src/rerank/rerank.js';
+import { pairKey, ScoreCache } from '../src/rerank/score-cache.js';
+import { resolveRerankerSpec } from '../src/rerank/spec.js';
+import { bodyBudget, longestFirst } from '../src/rerank/truncation.js';
+import type { RerankPair, Reranker, RerankerSpec } from '../src/rerank/types.js';
+import { silentProgress } from '../src/util/progress.js';
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'skillret-rerank-'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function userErrorOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(isUserError(e)).toBe(true);
+    return (e as Error).message;
+  }
+  throw new Error('expected a UserError');
+}
+
+describe('longestFirst (HF tokenizers LongestFirst)', () => {
+  it('leaves a fitting pair alone', () => {
+    expect(longestFirst(10, 20, 30)).toEqual([10, 20]);
+    expect(longestFirst(0, 0, 5)).toEqual([0, 0]);
+  });
+  it('cuts only the longer side when the shorter fits in what remains', () => {
+    expect(longestFirst(10, 100, 50)).toEqual([10, 40]);
+    expect(longestFirst(100, 10, 50)).toEqual([40, 10]);
+    expect(longestFirst(24, 100, 50)).toEqual([24, 26]);
+  });
+  it('halves the budget when both are long, the odd token to the longer side', () => {
+    expect(longestFirst(30, 40, 50)).toEqual([25, 25]);
+    expect(longestFirst(30, 40, 51)).toEqual([25, 26]);
+    expect(longestFirst(40, 30, 51)).toEqual([26, 25]);
+    expect(longestFirst(70, 60, 51)).toEqual([26, 25]);
+    expect(longestFirst(60, 60, 51)).toEqual([25, 26]);
+  });
+  it('never lengthens a side', () => {
+    // short side 26 > 25: halves are 25/26, the shorter (26) is cut to 25, the longer to 26.
+    expect(longestFirst(26, 30, 51)).toEqual([25, 26]);
+  });
+  it('never keeps more than the budget of either side (so a memo may keep only that head)', () => {
+    for (let b = 0; b <= 9; b++) {
+      for (let n1 = 0; n1 <= 14; n1++) {
+        for (let n2 = 0; n2 <= 14; n2++) {
+          const [k1, k2] = longestFirst(n1, n2, b);
+          expect(k1 + k2).toBe(Math.min(n1 + n2, b));
+          expect(k1 <= Math.min(n1, b) && k2 <= Math.min(n2, b)).toBe(true);
+        }
+      }
+    }
+  });
+  it('body budget = max - prefix - suffix, and refuses a budget without room', () => {
+    expect(bodyBudget(32768, 30, 12)).toBe(32726);
+    expect(() => bodyBudget(42, 30, 12)).toThrow(/no room/);
+  });
+});
+
+describe('planBatches / padBatch', () => {
+  const lengths = [5, 9, 9, 2, 7];
+  it('takes items longest first (ties by index) and cuts at the batch size', () => {
+    expect(planBatches(lengths, { batchSize: 2, maxBatchTokens: 1e9 })).toEqual([[1, 2], [4, 0], [3]]);
+    expect(planBatches(lengths, { batchSize: 8, maxBatchTokens: 1e9 })).toEqual([[1, 2, 4, 0, 3]]);
+    expect(planBatches([], { batchSize: 2, maxBatchTokens: 10 })).toEqual([]);
+  });
+  it('respects the padded-token budget (a longer item still goes alone)', () => {
+    expect(planBatches(lengths, { batchSize: 8, maxBatchTokens: 17 })).toEqual([[1], [2], [4, 0], [3]]);
+    expect(planBatches([100, 1], { batchSize: 8, maxBatchTokens: 10 })).toEqual([[0], [1]]);
+  });
+  it('exact-length mode puts only equal lengths together', () => {
+    expect(planBatches(lengths, { batchSize: 8, maxBatchTokens: 1e9 }, true)).toEqual([[1, 2], [4], [0], [3]]);
+  });
+  it('pads left (decoders) or right (encoders) with the pad id and a 0/1 mask', () => {
+    const rows = [{ ids: [5, 6, 7], typeIds: [0, 1, 1] }, { ids: [8], typeIds: [0] }];
+    const left = padBatch(rows, 0, 'left');
+    expect([left.rows, left.width]).toEqual([2, 3]);
+    expect([...left.inputIds]).toEqual([5n, 6n, 7n, 0n, 0n, 8n]);
+    expect([...left.attentionMask]).toEqual([1n, 1n, 1n, 0n, 0n, 1n]);
+    const right = padBatch(rows, 9, 'right');
+    expect([...right.inputIds]).toEqual([5n, 6n, 7n, 8n, 9n, 9n]);
+    expect([...right.attentionMask]).toEqual([1n, 1n, 1n, 1n, 0n, 0n]);
+    expect([...right.tokenTypeIds!]).toEqual([0n, 1n, 1n, 0n, 0n, 0n]);
+    expect(padBatch([{ ids: [1] }], 0, 'right').tokenTypeIds).toBeUndefined();
+  });
+});
+
+describe('Qwen3-Reranker template and P(yes)', () => {
+  it('has the protocol strings byte for byte', () => {
+    expect(QWEN3_PREFIX).toBe(
+      '<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and the Instruct provided. ' +
+        'Note that the answer can only be "yes" or "no".<|im_end|>\n<|im_start|>user\n',
+    );
+    expect(QWEN3_SUFFIX).toBe('<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n');
+    expect(SKILL_INSTRUCTION).toBe('Given a skill search query, judge whether the skill document is relevant and useful for the query');
+    expect(SKILLROUTER_INSTRUCTION).toBe('Given a task description, judge whether the skill document is relevant and useful for completing the task');
+    expect(qwen3Body('qwen3', 'I', 'q', 'd')).toBe('<Instruct>: I\n<Query>: q\n<Document>: d');
+    expect(qwen3Body('skillrouter', 'I', 'q', 'd')).toBe('<Instruct>: I\n\n<Query>: q\n\n<Document>: d');
+  });
+  it('P(yes) = softmax([yes, no])[0], stable for large logits', () => {
+    expect(pYes(2, 1)).toBeCloseTo(1 / (1 + Math.exp(-1)), 15);
+    expect(pYes(0, 0)).toBe(0.5);
+    const naive = Math.exp(3.5) / (Math.exp(3.5) + Math.exp(-1.25));
+    expect(pYes(3.5, -1.25)).toBeCloseTo(naive, 14);
+    expect(pYes(-1.25, 3.5)).toBeCloseTo(1 - naive, 14);
+    expect(pYes(1000, 0)).toBe(1);
+    expect(pYes(0, 1000)).toBe(0);
+    expect(Number.isFinite(pYes(-800, -801))).toBe(true);
+  });
+  it('reads float16 words', () => {
+    expect(halfToFloat(0x3c00)).toBe(1);
+    expect(halfToFloat(0xc000)).toBe(-2);
+    expect(halfToFloat(0x3555)).toBeCloseTo(0.33325, 5);
+    expect(halfToFloat(0x0001)).toBe(2 ** -24);
+  });
+});
+
+describe('presets and spec resolution', () => {
+  const spec = (o: Partial<RerankerSpec>): RerankerSpec => ({ id: 'r', type: 'qwen3', model: 'qwen3-reranker-0.6b', depth: 20, ...o });
+
+  it('finds presets by name, original id or export id, never by substring', () => {
+    expect(findRerankerPreset('qwen3-reranker-0.6b')?.hubId).toBe('onnx-community/Qwen3-Reranker-0.6B-ONNX');
+    expect(findRerankerPreset('Qwen/Qwen3-Reranker-0.6B')?.name).toBe('qwen3-reranker-0.6b');
+    expect(findRerankerPreset('onnx-community/Qwen3-Reranker-0.6B-ONNX')?.name).toBe('qwen3-reranker-0.6b');
+    expect(findRerankerPreset('Qwen3-Reranker-0.6B')).toBeUndefined();
+    expect(findRerankerPreset('anonymous/SKILLRET-Reranker-0.6B')).toBeUndefined();
+    expect(findRerankerPreset('jinaai/jina-reranker-v2-base-multilingual')?.maxTokens).toBe(1024);
+    for (const p of RERANKER_PRESETS) expect(p.maxTokens).toBe(p.type === 'qwen3' ? 32768 : p.local ? 512 : 1024);
+  });
+
+  it('a qwen3 preset gives its export, dtype, template, instruction and 32,768 tokens', () => {
+    const r = resolveRerankerSpec(spec({}));
+    expect(r).toMatchObject({ modelRef: 'onnx-community/Qwen3-Reranker-0.6B-ONNX', dtype: 'q8', template: 'qwen3', instruction: SKILL_INSTRUCTION, maxTokens: 32768, depth: 20 });
+    const sr = resolveRerankerSpec(spec({ model: 'some/export', preset: 'skillrouter-reranker-0.6b' }));
+    expect(sr).toMatchObject({ modelRef: 'some/export', template: 'skillrouter', instruction: SKILLROUTER_INSTRUCTION });
+    expect(sr.dtype).toBeUndefined();
+    // A folder without a preset: the template's own default instruction.
+    expect(resolveRerankerSpec(spec({ model: '/m', template: 'skillrouter' })).instruction).toBe(SKILLROUTER_INSTRUCTION);
+    expect(resolveRerankerSpec(spec({ model: '/m' })).instruction).toBe(SKILL_INSTRUCTION);
+    expect(resolveRerankerSpec(spec({ model: '/m', instruction: 'X' })).instruction).toBe('X');
+  });
+
+  it('a preset without an ONNX export is a clear one-line error', () => {
+    const msg = userErrorOf(() => resolveRerankerSpec(spec({ model: 'ThakiCloud/SKILLRET-Reranker-0.6B' })));
+    expect(msg).toMatch(/^reranker "r": model: no ONNX export of ThakiCloud\/SKILLRET-Reranker-0\.6B .*optimum-cli export onnx/);
+    expect(msg).not.toContain('\n');
+    expect(userErrorOf(() => resolveRerankerSpec(spec({ model: 'qwen3-reranker-8b' })))).toMatch(/Qwen3-Reranker-8B/);
+  });
+
+  it('rejects a type that contradicts the preset, unknown presets and bad numbers', () => {
+    expect(userErrorOf(() => resolveRerankerSpec(spec({ type: 'cross-encoder' })))).toMatch(/type: "cross-encoder" but qwen3-reranker-0\.6b is a qwen3 reranker/);
+    expect(userErrorOf(() => resolveRerankerSpec(spec({ preset: 'nope' })))).toMatch(/preset: unknown preset "nope"/);
+    expect(userErrorOf(() => resolveRerankerSpec(spec({ batchSize: 0 })))).toMatch(/batch_size/);
+    expect(userErrorOf(() => resolveRerankerSpec(spec({ depth: 0 })))).toMatch(/depth/);
+  });
+
+  it('jina and the bundled GloVe scorer are cross-encoders', () => {
+    expect(resolveRerankerSpec(spec({ type: 'cross-encoder', model: 'jina-reranker-v2-base-multilingual' }))).toMatchObject({
+      modelRef: 'jinaai/jina-reranker-v2-base-multilingual',
+      maxTokens: 1024,
+      dtype: 'fp32',
+    });
+    const g = resolveRerankerSpec(spec({ type: 'cross-encoder', model: 'glove-6b-100d-maxsim' }));
+    expect(g).toMatchObject({ local: 'glove-6b-100d-maxsim', modelRef: 'glove-6b-100d-maxsim' });
+    expect(g.preset?.note).toMatch(/untrained GloVe MaxSim scorer, not a trained reranker/);
+  });
+});
+
+/** A fake reranker: score = a hash-free function of the texts; records what it was asked. */
+class FakeReranker implements Reranker {
+  calls: RerankPair[][] = [];
+  describe() {
+    return { scorer: 'fake' };
+  }
+  async score(pairs: RerankPair[], onProgress?: (n: number) => void): Promise<number[]> {
+    this.calls.push(pairs);
+    onProgress?.(pairs.length);
+    return pairs.map((p) => p.doc.length * 1000 + p.query.length + 0.25);
+  }
+}
+
+const ctx = (): StageContext => ({ cacheDir: root, useCache: false, offline: true, progress: silentProgress, log: () => {} });
+
+describe('rerank pool and rerankRun', () => {
+  const docs = new Map([
+    ['a', 'alpha'],
+    ['b', 'bravo!'],
+    ['c', 'charlie'],
+    ['d', 'd'],
+  ]);
+
+  it('pool = first depth in trec order (score desc, id desc), then unknown ids dropped', () => {
+    const cands = [
+      { docId: 'a', score: 1 },
+      { docId: 'zz', score: 3 },
+      { docId: 'b', score: 2 },
+      { docId: 'c', score: 2 },
+      { docId: 'd', score: 0.5 },
+    ];
+    // trec order: zz(3), c(2), b(2), a(1), d(0.5)
+    expect(rerankPool(cands, 3, docs)).toEqual({ pool: ['c', 'b'], skipped: 1 });
+    expect(rerankPool(cands, 20, docs)).toEqual({ pool: ['c', 'b', 'a', 'd'], skipped: 1 });
+    expect(rerankPool([], 20, docs)).toEqual({ pool: [], skipped: 0 });
+  });
+
+  it('scores (query, doc) pairs of all queries in one call; the reranker score replaces the first-stage one', async () => {
+    const first: Run = new Map([
+      ['q1', [{ docId: 'a', score: 0.9 }, { docId: 'b', score: 0.8 }, { docId: 'c', score: 0.1 }]],
+      ['q2', [{ docId: 'x', score: 5 }, { docId: 'd', score: 4 }]],
+      ['q3', []],
+      ['q4', [{ docId: 'nope', score: 1 }]],
+    ]);
+    const queries = new Map([
+      ['q1', 'first query'],
+      ['q2', 'q2'],
+      ['q3', 'empty'],
+      ['q4', 'all unknown'],
+    ]);
+    const fake = new FakeReranker();
+    let progressed = 0;
+    const c = { ...ctx(), progress: () => ({ increment: (n = 1) => (progressed += n), stop() {} }) };
+    const { run, info } = await rerankRun(c, fake, first, queries, docs, 2);
+    expect(fake.calls).toHaveLength(1);
+    expect(fake.calls[0]).toEqual([
+      { query: 'first query', doc: 'alpha' },
+      { query: 'first query', doc: 'bravo!' },
+      { query: 'q2', doc: 'd' },
+    ]);
+    expect(run.get('q1')).toEqual([
+      { docId: 'a', score: 5011.25 },
+      { docId: 'b', score: 6011.25 },
+    ]);
+    // depth 2 takes x and d; x is not in the corpus.
+    expect(run.get('q2')).toEqual([{ docId: 'd', score: 1002.25 }]);
+    expect(run.get('q3')).toEqual([]);
+    expect(run.get('q4')).toEqual([]);
+    expect([...run.keys()]).toEqual(['q1', 'q2', 'q3', 'q4']);
+    expect(info).toMatchObject({ pairs: 3, skippedUnknownDocs: 2, truncatedPairs: 0, cachedPairs: 0 });
+    expect(progressed).toBe(3);
+  });
+
+  it('makes no model call when no query has candidates', async () => {
+    const fake = new FakeReranker();
+    const { run, info } = await rerankRun(ctx(), fake, new Map([['q', []]]), new Map([['q', 't']]), docs, 20);
+    expect(fake.calls).toHaveLength(0);
+    expect(run.get('q')).toEqual([]);
+    expect(info.pairs).toBe(0);
+  });
+});
+
+describe('score cache and driver', () => {
+  it('round-trips scores exactly through chunk files and compacts many chunks', () => {
+    const dir = join(root, 'cache1');
+    const c = ScoreCache.open(dir, { v: 1 });
+    const vals = [0.1 + 0.2, -1e-300, 123456.789, 2 / 3];
+    vals.forEach((v, i) => {
+      c.put(pairKey(`q${i}`, 'd'), v);
+      c.flush();
+    });
+    c.put(pairKey('nan', 'd'), NaN);
+    c.flush();
+    const again = ScoreCache.open(dir);
+    expect(again.size).toBe(4);
+    vals.forEach((v, i) => expect(again.get(pairKey(`q${i}`, 'd'))).toBe(v));
+    expect(again.get(pairKey('nan', 'd'))).toBeUndefined();
+    expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl'))).toHaveLength(4);
+    const compacted = ScoreCache.open(dir, undefined, 2);
+    expect(compacted.size).toBe(4);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
+    expect(ScoreCache.open(dir).get(pairKey('q3', 'd'))).toBe(2 / 3);
+    expect(pairKey('a', 'bc')).not.toBe(pairKey('ab', 'c'));
+  });
+
+  it('scores duplicates once, serves cached pairs without the model, windows the rest', async () => {
+    const dir = join(root, 'cache2');
+    const fake = new FakeReranker();
+    const d = new RerankDriver(fake, { cache: ScoreCache.open(dir), window: 2 });
+    const pairs = [
+      { query: 'q', doc: 'x' },
+      { query: 'q', doc: 'yyy' },
+      { query: 'q', doc: 'x' },
+      { query: 'qq', doc: 'zz' },
+    ];
+    let progress = 0;
+    const s1 = await d.score(pairs, (n) => (progress += n));
+    expect(s1).toEqual([1001.25, 3001.25, 1001.25, 2002.25]);
+    expect(progress).toBe(4);
+    // 3 unique pairs, longest text first, windows of 2.
+    expect(fake.calls).toEqual([
+      [
+        { query: 'q', doc: 'yyy' },
+        { query: 'qq', doc: 'zz' },
+      ],
+      [{ query: 'q', doc: 'x' }],
+    ]);
+    const fake2 = new FakeReranker();
+    const d2 = new RerankDriver(fake2, { cache: ScoreCache.open(dir) });
+    expect(await d2.score([...pairs, { query: 'new', doc: 'w' }])).toEqual([...s1, 1003.25]);
+    expect(fake2.calls).toEqual([[{ query: 'new', doc: 'w' }]]);
+    expect(d2.stats().cachedPairs).toBe(4);
+  });
+});
