@@ -1,0 +1,175 @@
+/**
+ * The BM25 pipeline stage: builds (or loads from the cache) the index over the documents and
+ * runs the queries. Cache file: `<cacheDir>/bm25/<sha256>.bin`, where the key covers the
+ * index format version, k1, b, the tokenizer (bm25s 0.3.3 English stop words, and the
+ * runtime's Unicode version, which defines the word characters) and every document text in
+ * order. Written atomically; a corrupt or unreadable cache file is reported with one log line
+ * and rebuilt.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Query, Run } from '../../core/types.js';
+import type { StageContext } from '../../pipeline/context.js';
+import { writeFileAtomic } from '../../util/atomic.js';
+import { stableStringify } from '../../util/hash.js';
+import { resolveParams } from './build.js';
+import { buildBm25IndexFromTexts } from './corpus.js';
+import { queryBm25Index, type Bm25Stats } from './retrieve.js';
+import { BM25_INDEX_FORMAT_VERSION, deserializeBm25Index, serializeBm25Index } from './serialize.js';
+import { BM25S_STOPWORDS_EN } from './stopwords.js';
+import type { Bm25Index, Bm25Params } from './types.js';
+
+export interface Bm25StageInput {
+  docIds: readonly string[];
+  /** Document text per protocol section 2 (name | description | skill_md, trimmed). */
+  docTexts: readonly string[];
+  queries: readonly Query[];
+  k: number;
+  k1?: number;
+  b?: number;
+}
+
+export interface Bm25StageStats extends Bm25Stats {
+  /** 'hit' = index loaded from cache, 'miss' = built and stored, 'off' = cache disabled. */
+  cache: 'hit' | 'miss' | 'off';
+  cacheFile?: string;
+  /** Time to hash the corpus for the cache key, and to read or write the cache file. */
+  cacheMs: number;
+}
+
+/** Hex SHA-256 cache key of an index over `docTexts` with `params`. */
+export function bm25CacheKey(docTexts: readonly string[], params: Readonly<Bm25Params>): string {
+  const h = createHash('sha256');
+  h.update(
+    stableStringify({
+      kind: 'skillret-eval bm25 index',
+      format: BM25_INDEX_FORMAT_VERSION,
+      k1: params.k1,
+      b: params.b,
+      tokenizer: 'bm25s-0.3.3 lower (?u)\\b\\w\\w+\\b',
+      stopwords: BM25S_STOPWORDS_EN,
+      unicode: process.versions.unicode ?? 'unknown',
+      numDocs: docTexts.length,
+    }) + '\n',
+  );
+  for (const text of docTexts) {
+    h.update(`${Buffer.byteLength(text, 'utf8')}:`);
+    h.update(text, 'utf8');
+  }
+  return h.digest('hex');
+}
+
+export function runBm25Stage(ctx: StageContext, input: Bm25StageInput): { run: Run; stats: Bm25StageStats } {
+  const { docIds, docTexts, queries } = input;
+  if (docIds.length !== docTexts.length) {
+    throw new RangeError(`${docIds.length} document ids but ${docTexts.length} document texts`);
+  }
+  const params = resolveParams({ k1: input.k1, b: input.b });
+  let index: Bm25Index | undefined;
+  let cache: Bm25StageStats['cache'] = 'off';
+  let cacheFile: string | undefined;
+  let cacheMs = 0;
+  let tokenizeMs = 0;
+  let indexMs = 0;
+  let totalTokens = 0;
+
+  if (ctx.useCache) {
+    const t0 = performance.now();
+    cacheFile = join(ctx.cacheDir, 'bm25', `${bm25CacheKey(docTexts, params)}.bin`);
+    if (existsSync(cacheFile)) {
+      try {
+        index = deserializeBm25Index(readFileSync(cacheFile));
+        if (index.numDocs !== docTexts.length) throw new Error(`holds ${index.numDocs} documents, expected ${docTexts.length}`);
+        cache = 'hit';
+        totalTokens = index.docLen.reduce((s, x) => s + x, 0);
+      } catch (e) {
+        ctx.log(`bm25: cache file ${cacheFile} is unusable (${e instanceof Error ? e.message : String(e)}); rebuilding it`);
+        index = undefined;
+      }
+    }
+    cacheMs += performance.now() - t0;
+  }
+
+  if (index === undefined) {
+    const bar = ctx.progress('BM25 index', docTexts.length, 'docs');
+    try {
+      const built = buildBm25IndexFromTexts(docTexts, params, { progress: bar });
+      index = built.index;
+      tokenizeMs = built.tokenizeMs;
+      indexMs = built.indexMs;
+      totalTokens = built.totalTokens;
+    } finally {
+      bar.stop();
+    }
+    if (ctx.useCache && cacheFile !== undefined) {
+      const t0 = performance.now();
+      writeFileAtomic(cacheFile, serializeBm25Index(index));
+      cacheMs += performance.now() - t0;
+      cache = 'miss';
+    }
+  }
+
+  const { run, stats } = queryBm25Index(index, docIds, queries, input.k, ctx.progress);
+  return {
+    run,
+    stats: {
+      ...stats,
+      numDocs: index.numDocs,
+      vocabSize: index.vocab.size,
+      avgdl: index.avgdl,
+      totalTokens,
+      tokenizeMs,
+      indexMs,
+      cache,
+      ...(cacheFile !== undefined ? { cacheFile } : {}),
+      cacheMs,
+    },
+  };
+}
+
+/** A document of the first stage (text per protocol section 2). */
+export interface Bm25Doc {
+  id: string;
+  text: string;
+}
+
+/**
+ * The stage as `pipeline/first-stage.ts` calls it. `info` holds the measured facts for the
+ * manifest (snake_case); `cache` and `timings_ms` vary between runs, everything else is
+ * a function of the inputs.
+ */
+export async function bm25Stage(
+  ctx: StageContext,
+  params: { k1?: number; b?: number; topK: number },
+  docs: readonly Bm25Doc[],
+  queries: readonly Query[],
+): Promise<{ run: Run; info: Record<string, unknown> }> {
+  const { run, stats } = runBm25Stage(ctx, {
+    docIds: docs.map((d) => d.id),
+    docTexts: docs.map((d) => d.text),
+    queries,
+    k: params.topK,
+    ...(params.k1 !== undefined ? { k1: params.k1 } : {}),
+    ...(params.b !== undefined ? { b: params.b } : {}),
+  });
+  return {
+    run,
+    info: {
+      implementation: 'bm25s 0.3.3 (lucene, float32), official SkillRet query handling',
+      num_docs: stats.numDocs,
+      vocab_size: stats.vocabSize,
+      avgdl: stats.avgdl,
+      total_tokens: stats.totalTokens,
+      none_queries: stats.noneQueries,
+      queries_without_hits: stats.emptyQueries,
+      cache: stats.cache,
+      timings_ms: {
+        tokenize: Math.round(stats.tokenizeMs),
+        index: Math.round(stats.indexMs),
+        query: Math.round(stats.queryMs),
+        cache: Math.round(stats.cacheMs),
+      },
+    },
+  };
+}

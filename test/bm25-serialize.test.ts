@@ -1,0 +1,149 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { StageContext } from '../src/pipeline/context.js';
+import { silentProgress } from '../src/util/progress.js';
+import { buildBm25IndexFromTexts } from '../src/retrieval/bm25/corpus.js';
+import { bm25CacheKey, bm25Stage, runBm25Stage } from '../src/retrieval/bm25/retriever.js';
+import { Bm25IndexFormatError, deserializeBm25Index, serializeBm25Index } from '../src/retrieval/bm25/serialize.js';
+import { searchBm25 } from '../src/retrieval/bm25/search.js';
+import type { Bm25Index } from '../src/retrieval/bm25/types.js';
+
+const TEXTS = ['cat cat dog', 'dog bird', 'the fish', '', 'ΟΔΟΣ café 数据库 𝐀𝐁 snake_case', 'dog dog dog bird cat'];
+const built = () => buildBm25IndexFromTexts(TEXTS, { k1: 1.2, b: 0.7 }).index;
+
+function expectSameIndex(a: Bm25Index, b: Bm25Index): void {
+  expect(a.params).toEqual(b.params);
+  expect(a.numDocs).toBe(b.numDocs);
+  expect(a.avgdl).toBe(b.avgdl);
+  expect([...a.vocab]).toEqual([...b.vocab]);
+  expect([...a.idf]).toEqual([...b.idf]);
+  expect([...a.docLen]).toEqual([...b.docLen]);
+  expect([...a.postingStart]).toEqual([...b.postingStart]);
+  expect([...a.postingDoc]).toEqual([...b.postingDoc]);
+  expect([...a.postingScore]).toEqual([...b.postingScore]);
+}
+
+describe('BM25 index serialization', () => {
+  it('round-trips every field and gives identical search results', () => {
+    const index = built();
+    const buf = serializeBm25Index(index);
+    expect(buf.subarray(0, 8).toString('latin1')).toBe('SRBM25IX');
+    expect(buf.length % 8).toBe(0);
+    const back = deserializeBm25Index(buf);
+    expectSameIndex(back, index);
+    expect(searchBm25(back, ['dog', 'cat', '数据库'], 10)).toEqual(searchBm25(index, ['dog', 'cat', '数据库'], 10));
+  });
+
+  it('is deterministic (same index -> same bytes)', () => {
+    expect(serializeBm25Index(built()).equals(serializeBm25Index(built()))).toBe(true);
+  });
+
+  it('reads from an unaligned view', () => {
+    const buf = serializeBm25Index(built());
+    const shifted = Buffer.alloc(buf.length + 3);
+    buf.copy(shifted, 3);
+    expectSameIndex(deserializeBm25Index(shifted.subarray(3)), built());
+  });
+
+  it('round-trips an empty index', () => {
+    const empty = buildBm25IndexFromTexts([]).index;
+    const back = deserializeBm25Index(serializeBm25Index(empty));
+    expect(back.numDocs).toBe(0);
+    expect(back.vocab.size).toBe(0);
+  });
+
+  it('detects corruption', () => {
+    const good = serializeBm25Index(built());
+    const flipped = Buffer.from(good);
+    flipped[200] = flipped[200]! ^ 0x01; // inside the postings
+    expect(() => deserializeBm25Index(flipped)).toThrow(/checksum/);
+    expect(() => deserializeBm25Index(good.subarray(0, good.length - 1))).toThrow(Bm25IndexFormatError);
+    expect(() => deserializeBm25Index(Buffer.concat([good, Buffer.alloc(8)]))).toThrow(/length/);
+    expect(() => deserializeBm25Index(good.subarray(0, 10))).toThrow(/too short/);
+    const magic = Buffer.from(good);
+    magic[0] = 0x58;
+    expect(() => deserializeBm25Index(magic)).toThrow(/magic/);
+    const version = Buffer.from(good);
+    version.writeUInt32LE(99, 8);
+    expect(() => deserializeBm25Index(version)).toThrow(/version 99/);
+    const counts = Buffer.from(good);
+    counts.writeUInt32LE(counts.readUInt32LE(16) + 1, 16); // numDocs
+    expect(() => deserializeBm25Index(counts)).toThrow(Bm25IndexFormatError);
+  });
+});
+
+describe('BM25 stage cache', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  const makeCtx = (useCache = true): { ctx: StageContext; logs: string[] } => {
+    const dir = mkdtempSync(join(tmpdir(), 'bm25-cache-'));
+    dirs.push(dir);
+    const logs: string[] = [];
+    return { ctx: { cacheDir: dir, useCache, offline: true, progress: silentProgress, log: (l) => logs.push(l) }, logs };
+  };
+  const input = {
+    docIds: TEXTS.map((_, i) => `s${i}`),
+    docTexts: TEXTS,
+    queries: [
+      { id: 'q1', text: 'dog cat' },
+      { id: 'q2', text: 'the' },
+    ],
+    k: 3,
+  };
+
+  it('builds and stores on a miss, loads on a hit, same run', () => {
+    const { ctx, logs } = makeCtx();
+    const first = runBm25Stage(ctx, input);
+    expect(first.stats.cache).toBe('miss');
+    const files = readdirSync(join(ctx.cacheDir, 'bm25'));
+    expect(files).toEqual([`${bm25CacheKey(TEXTS, { k1: 1.5, b: 0.75 })}.bin`]);
+    const second = runBm25Stage(ctx, input);
+    expect(second.stats.cache).toBe('hit');
+    expect(second.run).toEqual(first.run);
+    expect(second.stats.totalTokens).toBe(first.stats.totalTokens);
+    expect(logs).toEqual([]);
+    expect(first.run.get('q1')!.map((d) => d.docId)).toEqual(['s0', 's5', 's1']);
+  });
+
+  it('keys the cache on params and every text', () => {
+    const base = bm25CacheKey(TEXTS, { k1: 1.5, b: 0.75 });
+    expect(bm25CacheKey(TEXTS, { k1: 1.2, b: 0.75 })).not.toBe(base);
+    expect(bm25CacheKey(TEXTS, { k1: 1.5, b: 0.7 })).not.toBe(base);
+    expect(bm25CacheKey([...TEXTS.slice(0, -1), 'dog dog dog bird cat '], { k1: 1.5, b: 0.75 })).not.toBe(base);
+    // boundaries between texts matter
+    expect(bm25CacheKey(['ab', 'c'], { k1: 1.5, b: 0.75 })).not.toBe(bm25CacheKey(['a', 'bc'], { k1: 1.5, b: 0.75 }));
+  });
+
+  it('logs and rebuilds a corrupt cache file', () => {
+    const { ctx, logs } = makeCtx();
+    const first = runBm25Stage(ctx, input);
+    const file = first.stats.cacheFile!;
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 40] = bytes[bytes.length - 40]! ^ 0xff;
+    writeFileSync(file, bytes);
+    const second = runBm25Stage(ctx, input);
+    expect(second.stats.cache).toBe('miss');
+    expect(second.run).toEqual(first.run);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(/^bm25: cache file .* is unusable \(invalid BM25 index file: checksum mismatch\); rebuilding it$/);
+    expect(runBm25Stage(ctx, input).stats.cache).toBe('hit');
+  });
+
+  it('neither reads nor writes with useCache false', () => {
+    const { ctx } = makeCtx(false);
+    const out = runBm25Stage(ctx, input);
+    expect(out.stats.cache).toBe('off');
+    expect(readdirSync(ctx.cacheDir)).toEqual([]);
+  });
+
+  it('serves the first-stage adapter', async () => {
+    const { ctx } = makeCtx(false);
+    const out = await bm25Stage(ctx, { topK: 2 }, TEXTS.map((text, i) => ({ id: `s${i}`, text })), input.queries);
+    expect(out.run.get('q1')!.map((d) => d.docId)).toEqual(['s0', 's5']);
+    expect(out.info).toMatchObject({ num_docs: 6, none_queries: 1, cache: 'off' });
+  });
+});
