@@ -1,0 +1,309 @@
+/**
+ * Text embedder over transformers.js (AutoTokenizer + AutoModel, onnxruntime-node on CPU).
+ *
+ * - The role's prefix goes in front of each text (query / document), then the text is
+ *   tokenised once, framed with the tokenizer's special tokens and cut from the right to
+ *   min(maxTokens, model maximum) tokens keeping those special tokens (see token-frame.ts).
+ * - Batches are formed by token length (batching.ts) and padded on the tokenizer's padding side;
+ *   pooling reads the attention mask, so the first/last real token is found whatever the side.
+ * - Outputs are float32 vectors in input order; truncation and throughput are counted.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { AutoModel, AutoTokenizer, Tensor } from '@huggingface/transformers';
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import { UserError } from '../../core/errors.js';
+import type { Pooling } from '../../models/embedder-presets.js';
+import { assertHubFilesPresent, configureTransformersEnv, describeModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
+import { planBatches } from './batching.js';
+import { poolBatch } from './pooling.js';
+import { frameAndTruncate, learnFrame, type Frame } from './token-frame.js';
+
+export type Role = 'query' | 'document';
+
+export interface EmbedderOptions {
+  queryPrefix: string;
+  docPrefix: string;
+  pooling: Pooling;
+  normalize: boolean;
+  /** Token limit; null = the model's own maximum. The effective limit is min(this, model max). */
+  maxTokens: number | null;
+  /** transformers.js dtype: fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4 (selects onnx/model<suffix>.onnx). */
+  dtype: string;
+  batchSize: number;
+  /** onnxruntime intra-op threads (undefined = onnxruntime's default: all cores). */
+  threads?: number;
+  /** Cap on padded tokens per batch (default 16,384), so long texts get small batches. */
+  maxBatchTokens?: number;
+}
+
+/** transformers.js 4.3.2 dtype -> ONNX file suffix (DEFAULT_DTYPE_SUFFIX_MAPPING). */
+export const DTYPE_SUFFIX: Readonly<Record<string, string>> = Object.freeze({
+  fp32: '',
+  fp16: '_fp16',
+  int8: '_int8',
+  uint8: '_uint8',
+  q8: '_quantized',
+  q4: '_q4',
+  q4f16: '_q4f16',
+  bnb4: '_bnb4',
+  q2: '_q2',
+  q2f16: '_q2f16',
+  q1: '_q1',
+  q1f16: '_q1f16',
+});
+
+/** The ONNX file (relative to the model folder) that a dtype selects. */
+export function onnxFileFor(dtype: string): string {
+  const suffix = DTYPE_SUFFIX[dtype];
+  if (suffix === undefined) throw new UserError(`dtype "${dtype}": unknown; use one of ${Object.keys(DTYPE_SUFFIX).join(', ')}`);
+  return `onnx/model${suffix}.onnx`;
+}
+
+/** The ONNX file of `dtype` plus its external-data files present next to it (absolute paths, sorted). */
+export function modelFilePaths(folder: string, dtype: string): string[] {
+  const rel = onnxFileFor(dtype);
+  const main = join(folder, rel);
+  const dir = join(folder, 'onnx');
+  const base = rel.slice('onnx/'.length);
+  const extra = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.startsWith(`${base}_data`))
+        .sort()
+        .map((f) => join(dir, f))
+    : [];
+  return [main, ...extra];
+}
+
+/** One tokenised text. */
+export interface TokenizedText {
+  ids: number[];
+  /** Tokens before truncation (special tokens included). */
+  fullLength: number;
+}
+
+export interface EmbedRunStats {
+  texts: number;
+  /** Tokens fed to the model (after truncation, without padding). */
+  tokens: number;
+  /** Tokens computed including padding. */
+  paddedTokens: number;
+  truncatedTexts: number;
+  tokensDropped: number;
+  batches: number;
+  tokenizeSeconds: number;
+  encodeSeconds: number;
+  textsPerSec: number;
+  tokensPerSec: number;
+}
+
+export interface BatchResult {
+  /** Positions in the `texts` array given to `embed`. */
+  indices: number[];
+  vectors: Float32Array[];
+  tokenized: TokenizedText[];
+}
+
+export type OnBatch = (b: BatchResult) => void | Promise<void>;
+
+function oneLine(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.replace(/\s+/g, ' ').trim();
+}
+
+function positiveOrNull(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
+}
+
+export class Embedder {
+  /** Effective token limit: min(maxTokens, tokenizer model_max_length, config max_position_embeddings). */
+  readonly maxLength: number;
+  /** The model's own limit (before the user's maxTokens). */
+  readonly modelMaxLength: number;
+  /** ONNX files that were loaded (absolute paths): the model file first, then external data. */
+  readonly modelFiles: string[];
+  readonly paddingSide: 'left' | 'right';
+  /** Vector dimension (known from config.hidden_size, confirmed by the first batch). */
+  dim: number | null;
+  lastRun: EmbedRunStats | null = null;
+  /** Ids the tokenizer's post-processor puts around every text (e.g. [CLS] … [SEP], … <|endoftext|>). */
+  readonly frame: Frame;
+
+  private constructor(
+    readonly model: ResolvedModel,
+    readonly options: Readonly<EmbedderOptions>,
+    private readonly tokenizer: PreTrainedTokenizer,
+    private readonly net: PreTrainedModel,
+  ) {
+    const cfg = net.config as unknown as Record<string, unknown>;
+    const limits = [positiveOrNull(tokenizer.model_max_length), positiveOrNull(cfg['max_position_embeddings'])].filter(
+      (x): x is number => x !== null && x < 1e12,
+    );
+    this.modelMaxLength = limits.length > 0 ? Math.min(...limits) : Number.MAX_SAFE_INTEGER;
+    this.maxLength = options.maxTokens === null ? this.modelMaxLength : Math.min(options.maxTokens, this.modelMaxLength);
+    this.modelFiles = modelFilePaths(model.folder, options.dtype);
+    this.paddingSide = tokenizer.padding_side === 'left' ? 'left' : 'right';
+    this.dim = positiveOrNull(cfg['hidden_size']);
+    this.frame = learnFrame((t, s) => tokenizer.encode(t, { add_special_tokens: s }));
+  }
+
+  /** Loads tokenizer and model. Failures become one-line UserErrors naming the model. */
+  static async load(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions): Promise<Embedder> {
+    validateOptions(options);
+    configureTransformersEnv(loc);
+    const onnxFile = onnxFileFor(options.dtype);
+    const needed = ['config.json', 'tokenizer.json', 'tokenizer_config.json', onnxFile];
+    if (model.source === 'local' && !existsSync(join(model.folder, onnxFile))) {
+      const have = existsSync(join(model.folder, 'onnx'))
+        ? readdirSync(join(model.folder, 'onnx')).filter((f) => f.endsWith('.onnx'))
+        : [];
+      throw new UserError(
+        `model "${model.ref}": dtype ${options.dtype} needs ${onnxFile}, not in ${model.folder}` +
+          (have.length > 0 ? ` (present: ${have.sort().join(', ')})` : ''),
+      );
+    }
+    assertHubFilesPresent(model, needed, loc.offline);
+    const common = model.revision !== undefined ? { revision: model.revision } : {};
+    const sessionOptions: Record<string, unknown> = { interOpNumThreads: 1 };
+    if (options.threads !== undefined) sessionOptions['intraOpNumThreads'] = options.threads;
+    try {
+      const tokenizer = await AutoTokenizer.from_pretrained(model.location, common);
+      const net = await AutoModel.from_pretrained(model.location, {
+        ...common,
+        dtype: options.dtype as 'fp32',
+        device: 'cpu',
+        session_options: sessionOptions,
+      });
+      return new Embedder(model, options, tokenizer, net);
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+      const where = model.source === 'hub' ? ` (from ${loc.endpoint ?? 'the hub'}; files go to ${model.folder})` : '';
+      throw new UserError(`model "${describeModel(model)}": cannot load: ${oneLine(e)}${where}`);
+    }
+  }
+
+  prefixFor(role: Role): string {
+    return role === 'query' ? this.options.queryPrefix : this.options.docPrefix;
+  }
+
+  /** Prefixes, tokenises, frames and truncates each text. */
+  tokenize(texts: readonly string[], role: Role): TokenizedText[] {
+    const prefix = this.prefixFor(role);
+    return texts.map((t, i) => {
+      const content = this.tokenizer.encode(prefix + t, { add_special_tokens: false });
+      const framed = frameAndTruncate(content, this.frame, this.maxLength);
+      // Self-check on the first text: the learnt frame must reproduce the tokenizer's own output.
+      if (i === 0 && framed.fullLength <= this.maxLength) {
+        const own = this.tokenizer.encode(prefix + t, { add_special_tokens: true });
+        if (own.length !== framed.ids.length || own.some((id, j) => id !== framed.ids[j])) {
+          throw new Error(`embedder: special-token framing of ${describeModel(this.model)} does not match its tokenizer`);
+        }
+      }
+      return framed;
+    });
+  }
+
+  /**
+   * Embeds texts in input order. `onBatch` runs after each batch (awaited; it may persist the
+   * vectors, report progress, or throw to stop the run).
+   */
+  async embed(texts: readonly string[], role: Role, onBatch?: OnBatch): Promise<Float32Array[]> {
+    const t0 = performance.now();
+    const tok = this.tokenize(texts, role);
+    const t1 = performance.now();
+    const out: (Float32Array | undefined)[] = new Array(texts.length);
+    const lengths = tok.map((x) => x.ids.length);
+    const nonEmpty = lengths.map((l, i) => (l > 0 ? i : -1)).filter((i) => i >= 0);
+    const plan = planBatches(
+      nonEmpty.map((i) => lengths[i]!),
+      this.options.batchSize,
+      this.options.maxBatchTokens ?? 16384,
+    );
+    let tokens = 0;
+    for (const local of plan.batches) {
+      const batch = local.map((j) => nonEmpty[j]!);
+      const vectors = await this.runBatch(batch.map((i) => tok[i]!.ids));
+      batch.forEach((i, r) => (out[i] = vectors[r]!));
+      for (const i of batch) tokens += lengths[i]!;
+      if (onBatch) await onBatch({ indices: batch, vectors, tokenized: batch.map((i) => tok[i]!) });
+    }
+    // Texts with no token at all (empty text, no special tokens): zero vectors, as a masked mean gives.
+    const empties = lengths.map((l, i) => (l === 0 ? i : -1)).filter((i) => i >= 0);
+    if (empties.length > 0) {
+      if (this.dim === null) throw new Error('embedder: cannot size the vector of an empty text (unknown hidden size)');
+      const vectors = empties.map(() => new Float32Array(this.dim!));
+      empties.forEach((i, r) => (out[i] = vectors[r]!));
+      if (onBatch) await onBatch({ indices: empties, vectors, tokenized: empties.map((i) => tok[i]!) });
+    }
+    const t2 = performance.now();
+    const encodeSeconds = (t2 - t1) / 1000;
+    let truncatedTexts = 0;
+    let tokensDropped = 0;
+    for (const x of tok) {
+      if (x.fullLength > x.ids.length) {
+        truncatedTexts++;
+        tokensDropped += x.fullLength - x.ids.length;
+      }
+    }
+    this.lastRun = {
+      texts: texts.length,
+      tokens,
+      paddedTokens: plan.paddedTokens,
+      truncatedTexts,
+      tokensDropped,
+      batches: plan.batches.length,
+      tokenizeSeconds: (t1 - t0) / 1000,
+      encodeSeconds,
+      textsPerSec: encodeSeconds > 0 ? texts.length / encodeSeconds : 0,
+      tokensPerSec: encodeSeconds > 0 ? tokens / encodeSeconds : 0,
+    };
+    return out as Float32Array[];
+  }
+
+  /** One forward pass over already tokenised texts (padded here), pooled to vectors. */
+  async runBatch(idLists: readonly number[][]): Promise<Float32Array[]> {
+    const B = idLists.length;
+    const T = Math.max(...idLists.map((x) => x.length));
+    const pad = BigInt(this.tokenizer.pad_token_id ?? 0);
+    const ids = new BigInt64Array(B * T).fill(pad);
+    const mask = new BigInt64Array(B * T);
+    idLists.forEach((list, b) => {
+      const off = b * T + (this.paddingSide === 'left' ? T - list.length : 0);
+      for (let t = 0; t < list.length; t++) {
+        ids[off + t] = BigInt(list[t]!);
+        mask[off + t] = 1n;
+      }
+    });
+    const inputs = { input_ids: new Tensor('int64', ids, [B, T]), attention_mask: new Tensor('int64', mask, [B, T]) };
+    const outputs = (await this.net(inputs)) as Record<string, unknown>;
+    try {
+      const hidden = pickHidden(outputs, B, T);
+      const h = hidden.type === 'float32' ? hidden : hidden.to('float32');
+      const H = h.dims[2]!;
+      this.dim = H;
+      return poolBatch({ data: h.data as Float32Array, batch: B, tokens: T, hidden: H }, mask, this.options.pooling, this.options.normalize);
+    } finally {
+      for (const v of Object.values(outputs)) if (v instanceof Tensor) v.dispose();
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await this.net.dispose();
+  }
+}
+
+/** The token-state output [B, T, H]: last_hidden_state, else token_embeddings, else the first 3-D output. */
+function pickHidden(outputs: Record<string, unknown>, B: number, T: number): Tensor {
+  const is3d = (v: unknown): v is Tensor => v instanceof Tensor && v.dims.length === 3 && v.dims[0] === B && v.dims[1] === T;
+  for (const name of ['last_hidden_state', 'token_embeddings']) if (is3d(outputs[name])) return outputs[name];
+  for (const v of Object.values(outputs)) if (is3d(v)) return v;
+  throw new Error(`embedder: the model has no [batch, tokens, hidden] output (outputs: ${Object.keys(outputs).join(', ')})`);
+}
+
+function validateOptions(o: EmbedderOptions): void {
+  if (!['cls', 'mean', 'last_token'].includes(o.pooling)) throw new UserError(`pooling "${o.pooling}": use cls, mean or last_token`);
+  if (!Number.isInteger(o.batchSize) || o.batchSize < 1) throw new UserError(`batch_size ${o.batchSize}: must be a positive integer`);
+  if (o.maxTokens !== null && (!Number.isInteger(o.maxTokens) || o.maxTokens < 1)) throw new UserError(`max_tokens ${o.maxTokens}: must be a positive integer`);
+  if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) throw new UserError(`threads ${o.threads}: must be a positive integer`);
+  onnxFileFor(o.dtype);
+}

@@ -1,0 +1,73 @@
+/**
+ * Pooling of a batch of token states [B, T, H] into one vector per text, using the attention
+ * mask [B, T] (1 = real token, 0 = padding), whatever the padding side:
+ *   cls        - the first real token (position 0 with right padding),
+ *   mean       - mean over real tokens (sentence-transformers' masked mean),
+ *   last_token - the last real token (Qwen3-Embedding: the appended <|endoftext|>).
+ * Sums run in double precision; results are float32. Optional L2 normalisation divides by
+ * max(norm, 1e-12), like torch.nn.functional.normalize.
+ */
+import type { Pooling } from '../../models/embedder-presets.js';
+
+export interface HiddenStates {
+  /** Row-major [B, T, H]. */
+  data: ArrayLike<number>;
+  batch: number;
+  tokens: number;
+  hidden: number;
+}
+
+/** Mask value of (b, t); the mask is row-major [B, T] of 0/1 (numbers or bigints). */
+function maskAt(mask: ArrayLike<number | bigint>, i: number): boolean {
+  return Number(mask[i]) !== 0;
+}
+
+export function poolBatch(h: HiddenStates, mask: ArrayLike<number | bigint>, pooling: Pooling, normalize: boolean): Float32Array[] {
+  const { batch: B, tokens: T, hidden: H, data } = h;
+  if (mask.length !== B * T) throw new Error(`pooling: mask has ${mask.length} entries, expected ${B}x${T}`);
+  const out: Float32Array[] = [];
+  const acc = new Float64Array(H);
+  for (let b = 0; b < B; b++) {
+    acc.fill(0);
+    let first = -1;
+    let last = -1;
+    let count = 0;
+    for (let t = 0; t < T; t++) {
+      if (!maskAt(mask, b * T + t)) continue;
+      if (first < 0) first = t;
+      last = t;
+      count++;
+      if (pooling === 'mean') {
+        const o = (b * T + t) * H;
+        for (let j = 0; j < H; j++) acc[j]! += data[o + j]!;
+      }
+    }
+    if (count === 0) throw new Error(`pooling: text ${b} of the batch has no real token`);
+    if (pooling === 'mean') {
+      for (let j = 0; j < H; j++) acc[j] = acc[j]! / count;
+    } else {
+      const o = (b * T + (pooling === 'cls' ? first : last)) * H;
+      for (let j = 0; j < H; j++) acc[j] = data[o + j]!;
+    }
+    const v = new Float32Array(H);
+    if (normalize) {
+      // Normalise the float32 pooled vector (what a float32 model output would hold).
+      for (let j = 0; j < H; j++) v[j] = acc[j]!;
+      let ss = 0;
+      for (let j = 0; j < H; j++) ss += v[j]! * v[j]!;
+      const n = Math.max(Math.sqrt(ss), 1e-12);
+      for (let j = 0; j < H; j++) v[j] = v[j]! / n;
+    } else {
+      for (let j = 0; j < H; j++) v[j] = acc[j]!;
+    }
+    out.push(v);
+  }
+  return out;
+}
+
+/** L2 norm of a vector (double precision). */
+export function l2norm(v: ArrayLike<number>): number {
+  let s = 0;
+  for (let j = 0; j < v.length; j++) s += v[j]! * v[j]!;
+  return Math.sqrt(s);
+}

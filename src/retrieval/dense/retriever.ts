@@ -1,0 +1,303 @@
+/**
+ * Dense first stage: resolve the model (preset, local folder or hub id), embed documents and
+ * queries through the embedding cache, and take each query's top-k by inner product, exactly
+ * or with an HNSW graph (then the exact top-k is computed too, for the overlap audit).
+ * Scores in the Run are float32 values; lists are in trec order (score desc, id desc by bytes).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Run, ScoredDoc } from '../../core/types.js';
+import { UserError } from '../../core/errors.js';
+import type { StageContext } from '../../pipeline/context.js';
+import { findEmbedderPreset, type EmbedderPreset, type Pooling } from '../../models/embedder-presets.js';
+import { describeModel, resolveModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
+import { modelsDir, offlineFromEnv } from '../../util/paths.js';
+import { sha256Hex } from '../../util/hash.js';
+import { Embedder, type EmbedderOptions } from './embedder.js';
+import { encodeWithCache, type EncodeStats } from './encode-cached.js';
+import { fileSha256, modelFilesSha256 } from './model-hash.js';
+import { exactTopKFast } from './index-exact-fast.js';
+import { toMatrix, type TopK, type VectorMatrix } from './index-exact.js';
+import { buildOrLoadHnsw, hnswTopK, type HnswBuildInfo } from './index-hnsw.js';
+import { overlapAtK } from './audit.js';
+
+export interface DenseSpec {
+  id: string;
+  model: string;
+  preset?: string;
+  queryPrefix?: string;
+  docPrefix?: string;
+  pooling?: Pooling;
+  normalize?: boolean;
+  maxTokens?: number;
+  dtype?: string;
+  batchSize?: number;
+  threads?: number;
+  topK: number;
+  index: { type: 'exact' } | { type: 'hnsw'; M: number; efConstruction: number; efSearch: number; seed: number };
+}
+
+export const DEFAULT_BATCH_SIZE = 16;
+
+export interface DenseInfo {
+  id: string;
+  model: {
+    ref: string;
+    source: 'local' | 'hub';
+    location: string;
+    revision: string | null;
+    folder: string;
+    preset: string | null;
+    paperModel: string | null;
+    /** Set when a hub model runs without a preset: its prompts may not be the paper's. */
+    warning: string | null;
+  };
+  options: {
+    queryPrefix: string;
+    docPrefix: string;
+    pooling: Pooling;
+    normalize: boolean;
+    maxTokens: number | null;
+    effectiveMaxTokens: number;
+    modelMaxTokens: number;
+    dtype: string;
+    batchSize: number;
+    threads: number | null;
+    topK: number;
+    paddingSide: 'left' | 'right';
+    /** Token ids the tokenizer adds before / after every text (kept by truncation). */
+    specialTokens: { prefix: number[]; suffix: number[] };
+  };
+  modelSha256: string;
+  modelFiles: { name: string; sha256: string }[];
+  tokenizerSha256: string;
+  dims: number;
+  cache: {
+    enabled: boolean;
+    hits: number;
+    misses: number;
+    corruptChunks: number;
+    documents: { hits: number; misses: number };
+    queries: { hits: number; misses: number };
+  };
+  /** Rates over texts actually encoded (null when all came from the cache). */
+  throughput: { docsPerSec: number | null; tokensPerSec: number | null; queriesPerSec: number | null };
+  truncation: { documentsTruncated: number; documentsTotal: number; tokensDropped: number; queriesTruncated: number };
+  timings: Record<string, number>;
+  index:
+    | { type: 'exact'; seconds: number }
+    | ({ type: 'hnsw'; M: number; efConstruction: number; efSearch: number; seed: number; searchSeconds: number } & HnswBuildInfo);
+  overlap?: Record<string, number>;
+}
+
+interface Resolved {
+  model: ResolvedModel;
+  preset: EmbedderPreset | null;
+  options: EmbedderOptions;
+}
+
+function isLocalRef(ref: string, models: string): boolean {
+  return existsSync(join(ref, 'config.json')) || existsSync(join(models, ref, 'config.json'));
+}
+
+/** Preset + model location + every option (spec overrides preset, preset overrides defaults). */
+async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: ModelLocationOptions): Promise<Resolved> {
+  let preset: EmbedderPreset | null = null;
+  if (spec.preset !== undefined) {
+    preset = findEmbedderPreset(spec.preset) ?? null;
+    if (!preset) throw new UserError(`retrievers.${spec.id}.preset: unknown preset "${spec.preset}"`);
+  }
+  const byRef = findEmbedderPreset(spec.model) ?? null;
+  let ref = spec.model;
+  if (!isLocalRef(spec.model, loc.modelsDir) && byRef) {
+    preset ??= byRef;
+    if (byRef.localFolder !== null) {
+      if (byRef.name === 'glove-6b-100d-static') {
+        const { ensureGloveModels } = await import('../../models/glove/convert.js');
+        await ensureGloveModels(loc.modelsDir, { log: ctx.log });
+      }
+      ref = join(loc.modelsDir, byRef.localFolder);
+    } else if (byRef.hubId !== null) {
+      // A revision pins one repository: keep it only when the reference names the export repo itself.
+      const [base, rev] = spec.model.trim().split('@') as [string, string | undefined];
+      if (rev !== undefined && base.toLowerCase() !== byRef.hubId.toLowerCase() && base.toLowerCase() !== byRef.name.toLowerCase()) {
+        throw new UserError(
+          `retrievers.${spec.id}.model: "${spec.model}" pins a revision of ${base}, but the preset loads the ONNX export ${byRef.hubId}; write ${byRef.hubId}@<revision>`,
+        );
+      }
+      ref = rev !== undefined ? `${byRef.hubId}@${rev}` : byRef.hubId;
+    }
+  } else if (!preset && byRef) {
+    preset = byRef;
+  }
+  const model = resolveModel(ref, loc);
+  const options: EmbedderOptions = {
+    queryPrefix: spec.queryPrefix ?? preset?.queryPrefix ?? '',
+    docPrefix: spec.docPrefix ?? preset?.docPrefix ?? '',
+    pooling: spec.pooling ?? preset?.pooling ?? 'mean',
+    normalize: spec.normalize ?? preset?.normalize ?? true,
+    maxTokens: spec.maxTokens ?? preset?.maxTokens ?? null,
+    dtype: spec.dtype ?? preset?.defaultDtype ?? 'fp32',
+    batchSize: spec.batchSize ?? DEFAULT_BATCH_SIZE,
+  };
+  if (spec.threads !== undefined) options.threads = spec.threads;
+  return { model, preset, options };
+}
+
+/** sha256 over the tokenizer files present in the model folder. */
+async function tokenizerSha256(folder: string, cacheDir?: string): Promise<string> {
+  const lines: string[] = [];
+  for (const f of ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json']) {
+    const p = join(folder, f);
+    if (existsSync(p)) lines.push(`${f} ${await fileSha256(p, cacheDir)}\n`);
+  }
+  return sha256Hex(lines.join(''));
+}
+
+function toRun(ids: readonly string[], queryIds: readonly string[], hits: readonly TopK[]): Run {
+  const run: Run = new Map();
+  queryIds.forEach((qid, q) => {
+    const h = hits[q]!;
+    const list: ScoredDoc[] = [];
+    for (let r = 0; r < h.indices.length; r++) list.push({ docId: ids[h.indices[r]!]!, score: h.scores[r]! });
+    run.set(qid, list);
+  });
+  return run;
+}
+
+function rate(n: number, seconds: number | undefined): number | null {
+  return seconds !== undefined && seconds > 0 && n > 0 ? n / seconds : null;
+}
+
+export async function denseRetrieve(
+  ctx: StageContext,
+  spec: DenseSpec,
+  docs: { id: string; text: string }[],
+  queries: { id: string; text: string }[],
+): Promise<{ run: Run; exactRun?: Run; info: DenseInfo }> {
+  if (!Number.isInteger(spec.topK) || spec.topK < 1) throw new UserError(`retrievers.${spec.id}.top_k: must be a positive integer`);
+  const timings: Record<string, number> = {};
+  const clock = (name: string, t0: number) => (timings[name] = (performance.now() - t0) / 1000);
+  const loc: ModelLocationOptions = { offline: ctx.offline || offlineFromEnv(), cacheDir: ctx.cacheDir, modelsDir: modelsDir() };
+
+  let t = performance.now();
+  const { model, preset, options } = await resolveSpec(ctx, spec, loc);
+  const warning =
+    model.source === 'hub' && !preset ? `hub model ${describeModel(model)} has no preset: prompt may not match the paper` : null;
+  if (warning) ctx.log(`dense ${spec.id}: ${warning}`);
+  const embedder = await Embedder.load(model, options, loc);
+  clock('load', t);
+  if (options.pooling === 'last_token' && embedder.frame.suffix.length === 0) {
+    ctx.log(`dense ${spec.id}: last-token pooling, but the tokenizer appends no end token: the vector is the last text token's state`);
+  }
+
+  try {
+    t = performance.now();
+    const hashDir = ctx.useCache ? ctx.cacheDir : undefined;
+    const modelHash = await modelFilesSha256(embedder.modelFiles, hashDir);
+    const tokHash = await tokenizerSha256(model.folder, hashDir);
+    clock('hash', t);
+
+    const encodeOpts = {
+      cache: { cacheDir: ctx.cacheDir, useCache: ctx.useCache, log: ctx.log },
+      modelSha256: modelHash.sha256,
+      tokenizerSha256: tokHash,
+      progress: ctx.progress,
+    };
+    const d = await encodeWithCache(embedder, docs.map((x) => x.text), 'document', { ...encodeOpts, progressLabel: `${spec.id}: encode documents` });
+    timings['encodeDocuments'] = d.stats.seconds;
+    const q = await encodeWithCache(embedder, queries.map((x) => x.text), 'query', { ...encodeOpts, progressLabel: `${spec.id}: encode queries` });
+    timings['encodeQueries'] = q.stats.seconds;
+
+    const dim = d.vectors[0]?.length ?? q.vectors[0]?.length ?? embedder.dim ?? 0;
+    const D: VectorMatrix = toMatrix(d.vectors, dim);
+    const Q: VectorMatrix = toMatrix(q.vectors, dim);
+    const docIds = docs.map((x) => x.id);
+    const queryIds = queries.map((x) => x.id);
+
+    let run: Run;
+    let exactRun: Run | undefined;
+    let indexInfo: DenseInfo['index'];
+    let overlap: Record<string, number> | undefined;
+    const threads = options.threads;
+    if (spec.index.type === 'exact') {
+      t = performance.now();
+      run = toRun(docIds, queryIds, await exactTopKFast(D, docIds, Q, spec.topK, threads !== undefined ? { threads } : {}));
+      indexInfo = { type: 'exact', seconds: clock('search', t) };
+    } else {
+      const p = spec.index;
+      const handle = await buildOrLoadHnsw(D, p, { cacheDir: ctx.cacheDir, useCache: ctx.useCache, log: ctx.log });
+      timings['indexBuild'] = handle.info.buildSeconds;
+      timings['indexLoad'] = handle.info.loadSeconds;
+      t = performance.now();
+      run = toRun(docIds, queryIds, hnswTopK(handle.index, D, docIds, Q, spec.topK, p.efSearch));
+      const searchSeconds = clock('search', t);
+      t = performance.now();
+      exactRun = toRun(docIds, queryIds, await exactTopKFast(D, docIds, Q, spec.topK, threads !== undefined ? { threads } : {}));
+      clock('exactSearch', t);
+      const ks = [...new Set([5, 10, spec.topK].filter((k) => k <= spec.topK))].sort((a, b) => a - b);
+      overlap = overlapAtK(run, exactRun, ks);
+      indexInfo = { type: 'hnsw', M: p.M, efConstruction: p.efConstruction, efSearch: p.efSearch, seed: p.seed, searchSeconds, ...handle.info };
+    }
+
+    const info: DenseInfo = {
+      id: spec.id,
+      model: {
+        ref: spec.model,
+        source: model.source,
+        location: model.location,
+        revision: model.revision ?? null,
+        folder: model.folder,
+        preset: preset?.name ?? null,
+        paperModel: preset?.paperModel ?? null,
+        warning,
+      },
+      options: {
+        queryPrefix: options.queryPrefix,
+        docPrefix: options.docPrefix,
+        pooling: options.pooling,
+        normalize: options.normalize,
+        maxTokens: options.maxTokens,
+        effectiveMaxTokens: embedder.maxLength,
+        modelMaxTokens: embedder.modelMaxLength,
+        dtype: options.dtype,
+        batchSize: options.batchSize,
+        threads: options.threads ?? null,
+        topK: spec.topK,
+        paddingSide: embedder.paddingSide,
+        specialTokens: { prefix: embedder.frame.prefix, suffix: embedder.frame.suffix },
+      },
+      modelSha256: modelHash.sha256,
+      modelFiles: modelHash.files,
+      tokenizerSha256: tokHash,
+      dims: dim,
+      cache: {
+        enabled: ctx.useCache,
+        hits: d.stats.hits + q.stats.hits,
+        misses: d.stats.misses + q.stats.misses,
+        corruptChunks: d.stats.corruptChunks + q.stats.corruptChunks,
+        documents: { hits: d.stats.hits, misses: d.stats.misses },
+        queries: { hits: q.stats.hits, misses: q.stats.misses },
+      },
+      throughput: {
+        docsPerSec: rate(d.stats.encoded, d.stats.run?.encodeSeconds),
+        tokensPerSec: rate(d.stats.run?.tokens ?? 0, d.stats.run?.encodeSeconds),
+        queriesPerSec: rate(q.stats.encoded, q.stats.run?.encodeSeconds),
+      },
+      truncation: {
+        documentsTruncated: d.stats.truncatedTexts,
+        documentsTotal: docs.length,
+        tokensDropped: d.stats.tokensDropped,
+        queriesTruncated: q.stats.truncatedTexts,
+      },
+      timings,
+      index: indexInfo,
+    };
+    if (overlap) info.overlap = overlap;
+    return exactRun ? { run, exactRun, info } : { run, info };
+  } finally {
+    await embedder.dispose();
+  }
+}
+
+export type { EncodeStats };

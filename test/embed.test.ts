@@ -1,0 +1,228 @@
+/**
+ * The embedder through the real transformers.js + onnxruntime path, on tiny random-weight
+ * models whose maths `referenceForward` recomputes in plain JS.
+ */
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { buildTinyDecoder, buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
+import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
+import { resolveModel } from '../src/models/resolve.js';
+import { planBatches } from '../src/retrieval/dense/batching.js';
+import { frameAndTruncate, learnFrame } from '../src/retrieval/dense/token-frame.js';
+
+let root: string;
+let enc: TinyModelInfo;
+let dec: TinyModelInfo;
+let decKv: TinyModelInfo;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'skr-embed-'));
+  enc = buildTinyEncoder(join(root, 'enc'), { seed: 5, maxPositions: 64 });
+  dec = buildTinyDecoder(join(root, 'dec'), { seed: 6, appendEos: true, maxPositions: 128 });
+  decKv = buildTinyDecoder(join(root, 'dec-kv'), { seed: 6, appendEos: true, maxPositions: 128, withCache: true });
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const loc = () => ({ offline: true, cacheDir: join(root, 'cache'), modelsDir: join(root, 'models') });
+
+async function load(dir: string, o: Partial<EmbedderOptions>): Promise<Embedder> {
+  const opts: EmbedderOptions = {
+    queryPrefix: '',
+    docPrefix: '',
+    pooling: 'mean',
+    normalize: false,
+    maxTokens: null,
+    dtype: 'fp32',
+    batchSize: 4,
+    threads: 1,
+    ...o,
+  };
+  return Embedder.load(resolveModel(dir, loc()), opts, loc());
+}
+
+/** Tokens of one text through the model's own tokenizer (ids of the vocabulary, lower-cased words). */
+function wordIds(m: TinyModelInfo, text: string): number[] {
+  return text
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => m.ids[w] ?? m.ids['[UNK]'] ?? m.ids['<unk>']!);
+}
+
+function pool(hidden: number[][], how: 'cls' | 'mean' | 'last', normalize: boolean): number[] {
+  const H = hidden[0]!.length;
+  let v: number[];
+  if (how === 'cls') v = hidden[0]!.slice();
+  else if (how === 'last') v = hidden[hidden.length - 1]!.slice();
+  else v = Array.from({ length: H }, (_, j) => hidden.reduce((s, row) => s + row[j]!, 0) / hidden.length);
+  if (normalize) {
+    const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+    v = v.map((x) => x / n);
+  }
+  return v;
+}
+
+function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, tol = 2e-5): void {
+  expect(a.length).toBe(b.length);
+  for (let i = 0; i < a.length; i++) expect(Math.abs(a[i]! - b[i]!)).toBeLessThanOrEqual(tol);
+}
+
+const TEXTS = [
+  'search the database for a backup',
+  'deploy',
+  'write a python script to review code and run tests on github with a ci pipeline',
+  'kubernetes cluster monitoring alert',
+  'create new skill',
+];
+
+describe('encoder (BERT-shaped) pooling against hand-computed pooling of last_hidden_state', () => {
+  for (const [pooling, how] of [
+    ['cls', 'cls'],
+    ['mean', 'mean'],
+    ['last_token', 'last'],
+  ] as const) {
+    it(`${pooling}, normalised and not`, async () => {
+      for (const normalize of [false, true]) {
+        const e = await load(enc.dir, { pooling, normalize });
+        const got = await e.embed(TEXTS, 'document');
+        TEXTS.forEach((t, i) => {
+          const ids = [enc.ids['[CLS]']!, ...wordIds(enc, t), enc.ids['[SEP]']!];
+          const want = pool(enc.referenceForward(ids).hidden, how, normalize);
+          expectClose(got[i]!, want);
+        });
+        expect(got.every((v) => v instanceof Float32Array)).toBe(true);
+        await e.dispose();
+      }
+    });
+  }
+});
+
+describe('against the raw ONNX output (onnxruntime directly, one unpadded sequence at a time)', () => {
+  it('cls / mean pooling of last_hidden_state equal the embedder (which pads in batches)', async () => {
+    const session = await ort.InferenceSession.create(join(enc.dir, 'onnx', 'model.onnx'));
+    const raw = async (ids: number[]): Promise<number[][]> => {
+      const t = (v: number[]) => new ort.Tensor('int64', BigInt64Array.from(v.map(BigInt)), [1, v.length]);
+      const out = await session.run({ input_ids: t(ids), attention_mask: t(ids.map(() => 1)), token_type_ids: t(ids.map(() => 0)) });
+      const h = out['last_hidden_state']!;
+      const H = h.dims[2]!;
+      const data = h.data as Float32Array;
+      return ids.map((_, i) => Array.from(data.subarray(i * H, (i + 1) * H)));
+    };
+    for (const [pooling, how] of [
+      ['cls', 'cls'],
+      ['mean', 'mean'],
+    ] as const) {
+      const e = await load(enc.dir, { pooling, normalize: true, batchSize: 5 });
+      const got = await e.embed(TEXTS, 'query');
+      for (let i = 0; i < TEXTS.length; i++) {
+        const ids = e.tokenize([TEXTS[i]!], 'query')[0]!.ids;
+        expectClose(got[i]!, pool(await raw(ids), how, true));
+      }
+      await e.dispose();
+    }
+    await session.release();
+  });
+});
+
+describe('decoder (Qwen3-shaped, left padding) last-token pooling', () => {
+  it('takes the last non-pad token (the appended <|endoftext|>) whatever the padding', async () => {
+    for (const dir of [dec.dir, decKv.dir]) {
+      const e = await load(dir, { pooling: 'last_token', normalize: true });
+      expect(e.paddingSide).toBe('left');
+      const got = await e.embed(TEXTS, 'document');
+      TEXTS.forEach((t, i) => {
+        const ids = [...wordIds(dec, t), dec.ids['<|endoftext|>']!];
+        expectClose(got[i]!, pool(dec.referenceForward(ids).hidden, 'last', true));
+      });
+      await e.dispose();
+    }
+  });
+
+  it('keeps <|endoftext|> when truncating (transformers.js alone would cut it off)', async () => {
+    const e = await load(dec.dir, { pooling: 'last_token', normalize: false, maxTokens: 4 });
+    const [v] = await e.embed([TEXTS[2]!], 'document');
+    const ids = [...wordIds(dec, TEXTS[2]!).slice(0, 3), dec.ids['<|endoftext|>']!];
+    expectClose(v!, pool(dec.referenceForward(ids).hidden, 'last', false));
+    expect(e.lastRun).toMatchObject({ truncatedTexts: 1, tokensDropped: wordIds(dec, TEXTS[2]!).length + 1 - 4 });
+    await e.dispose();
+  });
+});
+
+describe('prefixes, truncation, batching', () => {
+  it('puts the query prefix in front of queries and the document prefix in front of documents', async () => {
+    const e = await load(enc.dir, { pooling: 'mean', queryPrefix: 'query ', docPrefix: 'document ' });
+    const plain = await load(enc.dir, { pooling: 'mean' });
+    const [q] = await e.embed(['skill search'], 'query');
+    const [d] = await e.embed(['skill search'], 'document');
+    const [q2, d2] = await plain.embed(['query skill search', 'document skill search'], 'document');
+    expectClose(q!, q2!, 0);
+    expectClose(d!, d2!, 0);
+    expect(Math.abs(q![0]! - d![0]!)).toBeGreaterThan(1e-6);
+    await e.dispose();
+    await plain.dispose();
+  });
+
+  it('cuts at min(maxTokens, model max), keeps [CLS] … [SEP], and counts what it dropped', async () => {
+    const long = Array.from({ length: 100 }, (_, i) => TINY_LOOP[i % TINY_LOOP.length]).join(' '); // 102 tokens with specials
+    const e = await load(enc.dir, { pooling: 'cls', maxTokens: 1000 });
+    expect(e.modelMaxLength).toBe(64);
+    expect(e.maxLength).toBe(64); // the model's 64 wins over 1000 (the ONNX model fails beyond 64)
+    const [v] = await e.embed([long, 'deploy'], 'document');
+    const ids = [enc.ids['[CLS]']!, ...wordIds(enc, long).slice(0, 62), enc.ids['[SEP]']!];
+    expectClose(v!, pool(enc.referenceForward(ids).hidden, 'cls', false));
+    expect(e.lastRun).toMatchObject({ texts: 2, truncatedTexts: 1, tokensDropped: 102 - 64, tokens: 64 + 3 });
+
+    const e8 = await load(enc.dir, { pooling: 'mean', maxTokens: 8 });
+    expect(e8.maxLength).toBe(8);
+    const tok = e8.tokenize([long], 'document')[0]!;
+    expect(tok.ids).toEqual([enc.ids['[CLS]']!, ...wordIds(enc, long).slice(0, 6), enc.ids['[SEP]']!]);
+    expect(tok.fullLength).toBe(102);
+    await e.dispose();
+    await e8.dispose();
+  });
+
+  it('length batching restores input order and gives the vectors of batch size 1', async () => {
+    const texts = [...TEXTS, ...TEXTS.map((t) => `${t} ${t}`), 'a', 'the the the'];
+    const batched = await load(enc.dir, { pooling: 'mean', normalize: true, batchSize: 3 });
+    const single = await load(enc.dir, { pooling: 'mean', normalize: true, batchSize: 1 });
+    const seen: number[][] = [];
+    const a = await batched.embed(texts, 'document', (b) => void seen.push(b.indices));
+    const b = await single.embed(texts, 'document');
+    texts.forEach((_, i) => expectClose(a[i]!, b[i]!, 1e-6));
+    // Batches went longest first and every text came once.
+    expect(seen.flat().sort((x, y) => x - y)).toEqual(texts.map((_, i) => i));
+    const lens = batched.tokenize(texts, 'document').map((t) => t.ids.length);
+    const order = seen.flat().map((i) => lens[i]!);
+    expect(order).toEqual([...order].sort((x, y) => y - x));
+    expect(batched.lastRun!.batches).toBe(Math.ceil(texts.length / 3));
+    expect(batched.lastRun!.paddedTokens).toBeLessThanOrEqual(batched.lastRun!.tokens * 1.5);
+    await batched.dispose();
+    await single.dispose();
+  });
+});
+
+const TINY_LOOP = ['skill', 'search', 'agent', 'code', 'data', 'file', 'test', 'user'];
+
+describe('pure parts', () => {
+  it('planBatches: longest first, ties by position, capped by size and padded tokens', () => {
+    const p = planBatches([3, 10, 3, 7, 1, 10], 2, 100);
+    expect(p.batches).toEqual([[1, 5], [3, 0], [2, 4]]);
+    expect(p.paddedTokens).toBe(2 * 10 + 2 * 7 + 2 * 3);
+    const q = planBatches([10, 10, 10, 2], 8, 25);
+    expect(q.batches).toEqual([[0, 1], [2, 3]]);
+    expect(planBatches([500], 4, 100).batches).toEqual([[0]]);
+  });
+
+  it('frameAndTruncate keeps the special-token frame', () => {
+    const frame = learnFrame((t, s) => {
+      const ids = t.split(' ').map((w) => w.length);
+      return s ? [101, ...ids, 102] : ids;
+    });
+    expect(frame).toEqual({ prefix: [101], suffix: [102] });
+    expect(frameAndTruncate([1, 2, 3, 4, 5], frame, 4)).toEqual({ ids: [101, 1, 2, 102], fullLength: 7 });
+    expect(frameAndTruncate([1, 2], frame, 4)).toEqual({ ids: [101, 1, 2, 102], fullLength: 4 });
+  });
+});
