@@ -33,7 +33,7 @@ function parseArgs(argv) {
     queryWords: 170,
     k: 20,
     seed: 1,
-    sample: process.env.SKILLRET_SAMPLE ?? '/work/shared/data/skillret-sample',
+    sample: process.env.SKILLRET_SAMPLE ?? new URL('../../shared/data/skillret-sample', import.meta.url).pathname,
     writeCorpus: undefined,
     writeRun: undefined,
     corpus: undefined,

@@ -39,7 +39,7 @@ function parseArgs(argv) {
     js: false,
     threads: undefined,
     model: 'glove-6b-100d-static',
-    sample: process.env.SKILLRET_SAMPLE ?? '/work/shared/data/skillret-sample',
+    sample: process.env.SKILLRET_SAMPLE ?? new URL('../../shared/data/skillret-sample', import.meta.url).pathname,
     skipIndex: false,
     skipEncode: false,
     textIndex: false,

@@ -9,7 +9,7 @@
  *
  * Options: --model <folder|glove-6b-100d-maxsim>  --type cross-encoder|qwen3  --pairs N (default 600)
  *          --batch 1,4,8,16,32  --threads 1,<cores>  --concurrency 1,2  --max-tokens N  --json
- * Text: the SkillRet sample when present ($SKILLRET_SAMPLE, default /work/shared/data/skillret-sample:
+ * Text: the SkillRet sample when present ($SKILLRET_SAMPLE, default ../shared/data/skillret-sample beside the checkout:
  * queries/test.jsonl and skills/test.jsonl, document = name | description | skill_md), else synthetic
  * skill-like text. Each query is paired with 20 documents (deterministic choice).
  */
@@ -51,7 +51,7 @@ function readJsonl(p) {
   return readFileSync(p, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
 }
 function loadText() {
-  const dir = process.env.SKILLRET_SAMPLE ?? '/work/shared/data/skillret-sample';
+  const dir = process.env.SKILLRET_SAMPLE ?? new URL('../../shared/data/skillret-sample', import.meta.url).pathname;
   const qp = join(dir, 'queries', 'test.jsonl');
   const sp = join(dir, 'skills', 'test.jsonl');
   if (existsSync(qp) && existsSync(sp)) {

@@ -5,6 +5,7 @@
  * the k-th place the choice, among documents with exactly equal scores (numpy's tie order is
  * unspecified; ours is trec_eval's, doc id descending).
  */
+import { SAMPLE_DIR } from './helpers/shared.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -95,7 +96,7 @@ describe('bm25s 0.3.3 reference outputs', () => {
   });
 });
 
-const SAMPLE = '/work/shared/data/skillret-sample';
+const SAMPLE = SAMPLE_DIR;
 const samplePresent = existsSync(join(SAMPLE, 'skills', 'test.jsonl'));
 if (!samplePresent) console.log(`skipping the bm25s sample comparison: ${SAMPLE} is absent`);
 

@@ -1,3 +1,4 @@
+import { PROTOCOL_DOC } from './helpers/shared.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -323,7 +324,7 @@ describe('SKILLRET_RELEASES', () => {
     expect(findRelease('ThakiCloud/SKILLRET', 'main')).toBeUndefined();
   });
 
-  const protocol = '/work/shared/docs/skillret-protocol.md';
+  const protocol = PROTOCOL_DOC;
   it.skipIf(!existsSync(protocol))('matches every size and SHA-256 written in the protocol', () => {
     const text = readFileSync(protocol, 'utf8');
     for (const r of SKILLRET_RELEASES) {

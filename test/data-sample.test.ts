@@ -1,3 +1,4 @@
+import { SAMPLE_DIR } from './helpers/shared.js';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { loadDataset, loadGold } from '../src/data/dataset.js';
 import { buildDocumentText } from '../src/data/text.js';
 import { cleanupTemp, makeTempDir } from './fixtures/data/make-dataset.js';
 
-const SAMPLE = '/work/shared/data/skillret-sample';
+const SAMPLE = SAMPLE_DIR;
 const present = existsSync(join(SAMPLE, 'skills', 'test.jsonl'));
 if (!present) console.log(`skipping SkillRet sample tests: ${SAMPLE} is absent`);
 

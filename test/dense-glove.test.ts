@@ -1,8 +1,8 @@
 /**
  * End to end on real data: the bundled GloVe static embedder over the shared sample (287 skills,
- * 30 queries). Skips when the sample is absent or the GloVe model has not been built
- * (`skillret-eval models build`), since building it parses a 300 MB file.
+ * 30 queries). Skips when the sample is absent; the model is built by the global setup.
  */
+import { SAMPLE_DIR } from './helpers/shared.js';
 import { describe, expect, it, afterAll } from 'vitest';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,11 +15,12 @@ import { gloveModelComplete, GLOVE_EMBEDDER_NAME, gloveEmbedderDir } from '../sr
 import { modelsDir } from '../src/util/paths.js';
 import { silentProgress } from '../src/util/progress.js';
 
-const SAMPLE = '/work/shared/data/skillret-sample';
+const SAMPLE = SAMPLE_DIR;
 const haveSample = existsSync(join(SAMPLE, 'skills', 'test.jsonl'));
+// test/global-setup.ts builds the model before the suite, as first use does.
 const haveModel = gloveModelComplete(gloveEmbedderDir(modelsDir()), GLOVE_EMBEDDER_NAME);
 if (!haveSample) console.log(`skipping GloVe end-to-end test: ${SAMPLE} not found`);
-else if (!haveModel) console.log(`skipping GloVe end-to-end test: ${gloveEmbedderDir(modelsDir())} not built (skillret-eval models build)`);
+if (!haveModel) throw new Error(`${gloveEmbedderDir(modelsDir())} missing: the global setup should have built it`);
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'skr-glove-'));
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));

@@ -1,3 +1,4 @@
+import { PROTOCOL_DOC } from './helpers/shared.js';
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -144,7 +145,7 @@ describe('denseRetrieve', () => {
   });
 });
 
-const PROTOCOL = '/work/shared/docs/skillret-protocol.md';
+const PROTOCOL = PROTOCOL_DOC;
 const haveProtocol = existsSync(PROTOCOL);
 if (!haveProtocol) console.log(`skipping protocol-text prompt check: ${PROTOCOL} not found`);
 

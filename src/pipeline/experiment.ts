@@ -190,6 +190,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
       });
       runs.push({ retriever: r.id, reranker: rr.id, run, evaluation, onOff: { depth: rr.depth, ceiling, attribution: attr } });
     }
+    await reranker.dispose?.();
   }
 
   // Order runs as the plan does: retriever-major, rerankers in config order.

@@ -1,0 +1,202 @@
+/**
+ * The main job end to end, offline, as a user runs it: configs/quickstart.yaml
+ * (BM25 and the GloVe static embedder with HNSW, each with and without the
+ * GloVe MaxSim scorer), its reruns from the cache, reranking a saved run with no
+ * embedder, and a run killed while encoding that resumes to the same results.
+ */
+import { describe, expect, it, vi, beforeAll } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { main } from '../src/cli.js';
+
+const root = resolve(__dirname, '..');
+const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl'];
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    return { code: await main(args, (s) => void (out += s)), out, err };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** The quickstart config, pointed at a temp output and cache. */
+function quickstartIn(dir: string): string {
+  const text = readFileSync(join(root, 'configs/quickstart.yaml'), 'utf8')
+    .replace('path: ../data/mini', `path: ${join(root, 'data/mini')}`)
+    .replace('output: ../results/quickstart', `output: ${join(dir, 'out')}\ncache_dir: ${join(dir, 'cache')}`);
+  const f = join(dir, 'quickstart.yaml');
+  writeFileSync(f, text);
+  return f;
+}
+
+function snapshot(out: string, runs: string[]): Record<string, Buffer> {
+  const s: Record<string, Buffer> = {};
+  for (const r of runs) for (const f of RESULT_FILES) s[`${r}/${f}`] = readFileSync(join(out, r, f));
+  return s;
+}
+
+describe('configs/quickstart.yaml', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'quickstart-'));
+  const out = join(dir, 'out');
+  const runs = ['bm25/none', 'bm25/glove-maxsim', 'glove/none', 'glove/glove-maxsim'];
+  let first: Record<string, Buffer>;
+
+  beforeAll(async () => {
+    const r = await cli(['run', quickstartIn(dir), '--offline', '-q']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    first = snapshot(out, runs);
+  });
+
+  it('runs every retriever × reranker pair and reports on/off with significance and the ceiling', () => {
+    const summary = readFileSync(join(out, 'summary.md'), 'utf8');
+    for (const r of runs) expect(summary).toContain(`| ${r.replace('/', ' / ')} |`);
+    expect(summary).toContain('## Reranker on/off');
+    expect(summary).toMatch(/\| bm25 \| glove-maxsim \| NDCG@10 \| \d+\.\d\d \| \d+\.\d\d \| [+-]\d+\.\d\d \| [<\d.]+ \| [<\d.]+ \| \[[+-]\d+\.\d\d, [+-]\d+\.\d\d\] \| \d+ \/ \d+ \/ \d+ \| \d+\.\d\d \/ \d+\.\d\d \(N=20\) \|/);
+    expect(summary).toContain('## Approximate index audit (HNSW vs exact top-k)');
+
+    const m = JSON.parse(readFileSync(join(out, 'glove/glove-maxsim/metrics.json'), 'utf8'));
+    expect(m.reranking.depth).toBe(20);
+    expect(m.reranking.versus).toBe('glove/none');
+    expect(Object.keys(m.reranking.ceiling)).toEqual(['Recall@20', 'Completeness@20']);
+    const a = m.reranking.attribution;
+    expect(a.counts.helped + a.counts.hurt + a.counts.unchanged).toBe(21);
+    const nd = a.metrics['NDCG@10'];
+    expect(nd.delta).toBeCloseTo(nd.treated - nd.base, 4);
+    expect(nd.randomization.pValue).toBeGreaterThan(0);
+    expect(nd.randomization.pValue).toBeLessThanOrEqual(1);
+    expect(nd.bootstrap.low).toBeLessThanOrEqual(nd.delta);
+    expect(nd.bootstrap.high).toBeGreaterThanOrEqual(nd.delta);
+    // The reranked list holds only the pool: at most depth = 20 per query.
+    const lines = readFileSync(join(out, 'glove/glove-maxsim/per-query.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).retrieved.length).every((n: number) => n <= 20)).toBe(true);
+
+    const g = JSON.parse(readFileSync(join(out, 'glove/none/metrics.json'), 'utf8'));
+    expect(g.approximation.overlap['10']).toBeGreaterThanOrEqual(0.99);
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    const glove = manifest.stages.find((s: { id: string }) => s.id === 'glove');
+    expect(glove.info.model.preset).toBe('glove-6b-100d-static');
+    expect(glove.info.cache.misses).toBeGreaterThan(0);
+  });
+
+  it('a second identical run encodes nothing and writes byte-identical results', async () => {
+    const r = await cli(['run', join(dir, 'quickstart.yaml'), '--offline', '-q']);
+    expect(r.code).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    const glove = manifest.stages.find((s: { id: string }) => s.id === 'glove');
+    expect(glove.info.cache).toMatchObject({ hits: 45 + 21, misses: 0 });
+    const again = snapshot(out, runs);
+    for (const [k, v] of Object.entries(first)) expect(again[k]!.equals(v), k).toBe(true);
+  });
+
+  it('reranks a saved run file with no embedder configured', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'saved-run-'));
+    const f = join(d, 'rerank-saved.yaml');
+    writeFileSync(
+      f,
+      `name: rerank-saved
+dataset: { path: ${join(root, 'data/mini')} }
+retrievers:
+  - { id: saved, type: run, path: ${join(out, 'bm25/none/run.trec')}, top_k: 20 }
+rerankers:
+  - { id: none }
+  - { id: glove-maxsim, type: cross-encoder, model: glove-6b-100d-maxsim, depth: 20 }
+output: ./out
+cache_dir: ./cache
+`,
+    );
+    const r = await cli(['run', f, '--offline', '-q']);
+    expect(r.code).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(d, 'out/manifest.json'), 'utf8'));
+    expect(manifest.stages.map((s: { kind: string; id: string }) => `${s.kind}:${s.id}`)).toEqual(['retrieval:saved', 'rerank:glove-maxsim']);
+    // Same candidates, same scorer → same metrics as reranking BM25 inside the quickstart.
+    const saved = JSON.parse(readFileSync(join(d, 'out/saved/glove-maxsim/metrics.json'), 'utf8'));
+    const inline = JSON.parse(readFileSync(join(out, 'bm25/glove-maxsim/metrics.json'), 'utf8'));
+    expect(saved.metrics).toEqual(inline.metrics);
+    const savedNone = JSON.parse(readFileSync(join(d, 'out/saved/none/metrics.json'), 'utf8'));
+    const bm25None = JSON.parse(readFileSync(join(out, 'bm25/none/metrics.json'), 'utf8'));
+    expect(savedNone.metrics).toEqual(bm25None.metrics);
+  });
+});
+
+describe('a run killed while encoding', () => {
+  it('resumes from the embedding cache and finishes with the same results as an uninterrupted run', async () => {
+    const cliJs = join(root, 'dist/cli.js');
+    expect(existsSync(cliJs), 'dist/ must be built (npm test builds it first)').toBe(true);
+    const d = mkdtempSync(join(tmpdir(), 'killed-'));
+    // A corpus large enough that encoding takes seconds: the fixture's skills plus 1,500 distinct variants.
+    const skills = readFileSync(join(root, 'data/mini/skills/test.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = skills.map((s) => JSON.stringify(s));
+    for (let i = 0; i < 1500; i++) {
+      const s = skills[i % skills.length];
+      lines.push(JSON.stringify({ ...s, id: `variant-${String(i).padStart(4, '0')}`, skill_md: `${s.skill_md}\n\nVariant ${i}: ${s.description}`.repeat(2) }));
+    }
+    mkdirSync(join(d, 'data/skills'), { recursive: true });
+    mkdirSync(join(d, 'data/queries'), { recursive: true });
+    mkdirSync(join(d, 'data/qrels'), { recursive: true });
+    writeFileSync(join(d, 'data/skills/test.jsonl'), lines.join('\n') + '\n');
+    writeFileSync(join(d, 'data/queries/test.jsonl'), readFileSync(join(root, 'data/mini/queries/test.jsonl')));
+    writeFileSync(join(d, 'data/qrels/test.jsonl'), readFileSync(join(root, 'data/mini/qrels/test.jsonl')));
+    const config = (name: string) => {
+      const f = join(d, `${name}.yaml`);
+      writeFileSync(
+        f,
+        `name: resume
+dataset: { path: ./data }
+retrievers:
+  - { id: glove, type: dense, model: glove-6b-100d-static, batch_size: 8, top_k: 20 }
+output: ./${name}-out
+cache_dir: ./${name}-cache
+`,
+      );
+      return f;
+    };
+    const node = process.execPath;
+    const whole = spawnSync(node, [join(root, 'bin/skillret-eval.js'), 'run', config('whole'), '--offline', '-q'], { encoding: 'utf8' });
+    expect(whole.stderr).toBe('');
+    expect(whole.status).toBe(0);
+
+    // Kill -9 as soon as the first chunk of vectors is on disk.
+    const cfg = config('killed');
+    const child = spawn(node, [join(root, 'bin/skillret-eval.js'), 'run', cfg, '--offline', '-q'], { stdio: 'ignore' });
+    const embeddings = join(d, 'killed-cache/embeddings');
+    const chunks = () => (existsSync(embeddings) ? readdirSync(embeddings, { recursive: true }).filter((p) => String(p).endsWith('.bin')) : []);
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    let killedEarly = false;
+    for (let i = 0; i < 1200; i++) {
+      if (chunks().length > 0) {
+        killedEarly = child.kill('SIGKILL');
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await exited;
+    expect(killedEarly).toBe(true);
+    expect(existsSync(join(d, 'killed-out/glove/none/metrics.json'))).toBe(false);
+    const done = chunks().length;
+    expect(done).toBeGreaterThan(0);
+
+    const resumed = spawnSync(node, [join(root, 'bin/skillret-eval.js'), 'run', cfg, '--offline', '-q'], { encoding: 'utf8' });
+    expect(resumed.stderr).toBe('');
+    expect(resumed.status).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(d, 'killed-out/manifest.json'), 'utf8'));
+    const cache = manifest.stages[0].info.cache;
+    expect(cache.hits).toBeGreaterThan(0);
+    expect(cache.misses).toBeGreaterThan(0);
+    expect(cache.hits + cache.misses).toBe(1545 + 21);
+    for (const f of RESULT_FILES) {
+      const a = readFileSync(join(d, 'whole-out/glove/none', f));
+      const b = readFileSync(join(d, 'killed-out/glove/none', f));
+      expect(b.equals(a), f).toBe(true);
+    }
+  });
+});
