@@ -14,6 +14,10 @@ function parseKs(s: string): number[] {
   return [...new Set(out)].sort((a, b) => a - b);
 }
 
+function splitList(s: string): string[] {
+  return s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+}
+
 function parseIntOpt(name: string) {
   return (s: string): number => {
     if (!/^\d+$/.test(s)) throw new UserError(`${name}: expected a non-negative integer, got "${s}"`);
@@ -52,7 +56,8 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--k <list>', 'cutoffs', parseKs, [5, 10, 15])
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--split <split>', 'split, when --qrels is a dataset folder', 'test')
-    .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string }) => {
+    .option('--measures <list>', 'measures instead of the defaults, e.g. NDCG@10,Recall@20,MRR@10 (trec_eval names like ndcg_cut_10 work too)', splitList)
+    .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string; measures?: string[] }) => {
       const { scoreCommand } = await import('./commands/score.js');
       write(await scoreCommand(opts));
     });
@@ -65,7 +70,8 @@ export function buildProgram(write: (s: string) => void): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--seed <n>', 'seed of the randomisation and bootstrap tests', parseIntOpt('--seed'), 42)
     .option('--iterations <n>', 'iterations of the randomisation and bootstrap tests', parseIntOpt('--iterations'), 10000)
-    .action(async (a: string, b: string, opts: { format: 'table' | 'json'; seed: number; iterations: number }) => {
+    .option('--keys <list>', 'metrics to compare (default: every metric of A), e.g. NDCG@10,Recall@10', splitList)
+    .action(async (a: string, b: string, opts: { format: 'table' | 'json'; seed: number; iterations: number; keys?: string[] }) => {
       const { compareCommand } = await import('./commands/compare.js');
       write(await compareCommand({ a, b, ...opts }));
     });

@@ -79,6 +79,14 @@ describe('configs/quickstart.yaml', () => {
     // The reranked list holds only the pool: at most depth = 20 per query.
     const lines = readFileSync(join(out, 'glove/glove-maxsim/per-query.jsonl'), 'utf8').trim().split('\n');
     expect(lines.map((l) => JSON.parse(l).retrieved.length).every((n: number) => n <= 20)).toBe(true);
+    // Each reranked query carries its on − off change; off comes from glove/none's per-query file.
+    const off = new Map(
+      readFileSync(join(out, 'glove/none/per-query.jsonl'), 'utf8').trim().split('\n').map((l) => [JSON.parse(l).id, JSON.parse(l).metrics]),
+    );
+    for (const l of lines.map((x) => JSON.parse(x))) expect(l.vs_none['NDCG@10']).toBe(l.metrics['NDCG@10'] - off.get(l.id)['NDCG@10']);
+    const offNone = JSON.parse(lines[0]!);
+    expect(offNone).toHaveProperty('vs_none');
+    expect(readFileSync(join(out, 'glove/none/per-query.jsonl'), 'utf8')).not.toContain('vs_none');
 
     const g = JSON.parse(readFileSync(join(out, 'glove/none/metrics.json'), 'utf8'));
     expect(g.approximation.overlap['10']).toBeGreaterThanOrEqual(0.99);

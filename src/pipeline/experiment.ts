@@ -40,6 +40,8 @@ export interface ApproximationAudit {
 
 export interface RerankOnOff {
   depth: number;
+  /** The first stage's evaluation (the "off" side), also when no `none` run is configured. */
+  base: Evaluation;
   /** First-stage Recall@depth and Completeness@depth: the ceiling any reranker over this pool can reach. */
   ceiling: Record<string, number>;
   attribution: Attribution;
@@ -188,7 +190,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
         seed: config.stats.seed,
         iterations: config.stats.iterations,
       });
-      runs.push({ retriever: r.id, reranker: rr.id, run, evaluation, onOff: { depth: rr.depth, ceiling, attribution: attr } });
+      runs.push({ retriever: r.id, reranker: rr.id, run, evaluation, onOff: { depth: rr.depth, base: baseEval.get(r.id)!, ceiling, attribution: attr } });
     }
     await reranker.dispose?.();
   }

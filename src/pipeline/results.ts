@@ -85,12 +85,16 @@ function roundDeep(v: unknown): unknown {
   return v;
 }
 
-/** per-query.jsonl: one line per evaluated query, in dataset order. */
+/**
+ * per-query.jsonl: one line per evaluated query, in dataset order. A reranked run also
+ * carries `vs_none`: on − off for every metric of that query (against `<retriever>/none`).
+ */
 export function perQueryJsonl(res: ExperimentResult, r: RunResult): string {
   const lines: string[] = [];
   for (const q of res.dataset.queries) {
     const m = r.evaluation.perQuery.get(q.id);
     if (!m) continue;
+    const off = r.onOff?.base.perQuery.get(q.id);
     const judged = res.dataset.qrels.get(q.id) ?? new Map<string, number>();
     const gold = [...judged].filter(([, rel]) => rel >= 1).map(([id]) => id);
     const graded = [...judged.values()].some((rel) => rel !== 1);
@@ -98,6 +102,7 @@ export function perQueryJsonl(res: ExperimentResult, r: RunResult): string {
     const row: Record<string, unknown> = { id: q.id, metrics: m, gold };
     if (graded) row.relevance = Object.fromEntries(judged);
     row.retrieved = retrieved;
+    if (off) row.vs_none = Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v - (off[k] ?? 0)]));
     lines.push(JSON.stringify(row));
   }
   return lines.join('\n') + (lines.length ? '\n' : '');

@@ -141,8 +141,9 @@ export function renderSummary(res: ExperimentResult): string {
   if (dataset.stats.skillMdFallbacks)
     notes.push(`${plural(dataset.stats.skillMdFallbacks, 'skill')} had no SKILL.md text; the description stands in (official fallback).`);
   for (const s of res.stages) {
-    const w = (s.info as Record<string, unknown>).warning;
-    if (typeof w === 'string') notes.push(`${escapeMd(s.id)}: ${escapeMd(w)}`);
+    const info = s.info as Record<string, unknown>;
+    const model = (info.model ?? {}) as Record<string, unknown>;
+    for (const w of [info.warning, model.warning]) if (typeof w === 'string' && w !== '') notes.push(`${escapeMd(s.id)}: ${escapeMd(w)}`);
   }
   if (notes.length) out.push(`\n## Notes\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
   return out.join('\n');
