@@ -20,7 +20,8 @@
  * - Every line must hold a JSON object; anything else is an error naming the line.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { requireFile } from '../util/files.js';
 import { UserError, where } from '../core/errors.js';
 import { pyStrip } from './text.js';
 
@@ -121,14 +122,7 @@ function parseLine(file: string, line: number, text: string): Record<string, unk
  * @param chunkSize read size in bytes (tests use small values to exercise chunk boundaries)
  */
 export async function* readJsonl(path: string, chunkSize = 1 << 20): AsyncGenerator<JsonlRecord, JsonlSummary> {
-  let isFile = false;
-  try {
-    const st = statSync(path);
-    isFile = st.isFile() || st.isFIFO();
-  } catch {
-    throw new UserError(`${where(path)}file not found`);
-  }
-  if (!isFile) throw new UserError(`${where(path)}not a file`);
+  requireFile(path);
 
   const hash = createHash('sha256');
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

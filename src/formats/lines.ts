@@ -3,9 +3,10 @@
  * (invalid bytes are an error naming the line, never silently replaced), `\n` or `\r\n` terminators,
  * a UTF-8 BOM at the very start skipped. Line numbers are 1-based. Also splits TREC columns.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { UserError, where } from '../core/errors.js';
+import { requireFile } from '../util/files.js';
 
 export interface TextLine {
   /** 1-based line number. */
@@ -17,17 +18,7 @@ export interface TextLine {
 const LF = 0x0a;
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Throws a UserError unless `path` is a readable regular file (or FIFO). */
-export function requireFile(path: string): void {
-  let ok = false;
-  try {
-    const st = statSync(path);
-    ok = st.isFile() || st.isFIFO();
-  } catch {
-    throw new UserError(`${where(path)}file not found`);
-  }
-  if (!ok) throw new UserError(`${where(path)}not a file`);
-}
+export { requireFile };
 
 function decodeLine(file: string, line: number, buf: Buffer): string {
   if (line === 1 && buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);

@@ -12,33 +12,7 @@ import { UserError } from '../core/errors.js';
 import { writeJsonAtomic } from '../util/atomic.js';
 import { sha256File, sha256Hex, stableStringify } from '../util/hash.js';
 
-/** transformers.js 4.3.2 `DEFAULT_DTYPE_SUFFIX_MAPPING`: dtype → suffix of `onnx/model<suffix>.onnx`. */
-export const DTYPE_SUFFIX: Readonly<Record<string, string>> = Object.freeze({
-  fp32: '',
-  fp16: '_fp16',
-  int8: '_int8',
-  uint8: '_uint8',
-  q8: '_quantized',
-  q4: '_q4',
-  q2: '_q2',
-  q1: '_q1',
-  q4f16: '_q4f16',
-  q2f16: '_q2f16',
-  q1f16: '_q1f16',
-  bnb4: '_bnb4',
-});
-
-/** Throws a UserError naming `field` when `dtype` is not one transformers.js knows. */
-export function checkDtype(dtype: string, field: string): void {
-  if (!Object.hasOwn(DTYPE_SUFFIX, dtype)) {
-    throw new UserError(`${field}: unknown dtype "${dtype}" (one of ${Object.keys(DTYPE_SUFFIX).join(', ')})`);
-  }
-}
-
-/** The ONNX file of `dtype`, relative to the model folder. */
-export function onnxFileFor(dtype: string): string {
-  return `onnx/model${DTYPE_SUFFIX[dtype] ?? ''}.onnx`;
-}
+import { DTYPE_SUFFIX, checkDtype, onnxFileFor } from '../models/dtype.js';
 
 /** Files a transformers.js reranker folder must hold for `dtype`. */
 export function requiredFiles(dtype: string): string[] {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { AutoModel, AutoTokenizer, Tensor } from '@huggingface/transformers';
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { UserError } from '../../core/errors.js';
+import { onnxFileFor } from '../../models/dtype.js';
 import type { Pooling } from '../../models/embedder-presets.js';
 import { assertHubFilesPresent, configureTransformersEnv, describeModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { planBatches } from './batching.js';
@@ -37,28 +38,6 @@ export interface EmbedderOptions {
   maxBatchTokens?: number;
 }
 
-/** transformers.js 4.3.2 dtype -> ONNX file suffix (DEFAULT_DTYPE_SUFFIX_MAPPING). */
-export const DTYPE_SUFFIX: Readonly<Record<string, string>> = Object.freeze({
-  fp32: '',
-  fp16: '_fp16',
-  int8: '_int8',
-  uint8: '_uint8',
-  q8: '_quantized',
-  q4: '_q4',
-  q4f16: '_q4f16',
-  bnb4: '_bnb4',
-  q2: '_q2',
-  q2f16: '_q2f16',
-  q1: '_q1',
-  q1f16: '_q1f16',
-});
-
-/** The ONNX file (relative to the model folder) that a dtype selects. */
-export function onnxFileFor(dtype: string): string {
-  const suffix = DTYPE_SUFFIX[dtype];
-  if (suffix === undefined) throw new UserError(`dtype "${dtype}": unknown; use one of ${Object.keys(DTYPE_SUFFIX).join(', ')}`);
-  return `onnx/model${suffix}.onnx`;
-}
 
 /** The ONNX file of `dtype` plus its external-data files present next to it (absolute paths, sorted). */
 export function modelFilePaths(folder: string, dtype: string): string[] {
