@@ -37,8 +37,11 @@ function decodeLine(file: string, line: number, buf: Buffer): string {
   return text;
 }
 
-/** Yields every line of the file (blank ones included), in order. */
-export async function* readLines(path: string): AsyncGenerator<TextLine> {
+/**
+ * Yields the lines of the file (blank ones included), in order, a batch per read chunk (~1 MiB):
+ * one await per chunk rather than per line keeps large run files cheap to read.
+ */
+export async function* readLineBatches(path: string): AsyncGenerator<TextLine[]> {
   requireFile(path);
   let lineNo = 0;
   let pieces: Buffer[] = [];
@@ -46,6 +49,7 @@ export async function* readLines(path: string): AsyncGenerator<TextLine> {
   try {
     for await (const raw of stream) {
       const chunk = raw as Buffer;
+      const batch: TextLine[] = [];
       let pos = 0;
       for (;;) {
         const end = chunk.indexOf(LF, pos);
@@ -57,9 +61,10 @@ export async function* readLines(path: string): AsyncGenerator<TextLine> {
         const buf = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
         pieces = [];
         lineNo++;
-        yield { line: lineNo, text: decodeLine(path, lineNo, buf) };
+        batch.push({ line: lineNo, text: decodeLine(path, lineNo, buf) });
         pos = end + 1;
       }
+      if (batch.length) yield batch;
     }
   } catch (e) {
     if (e instanceof UserError) throw e;
@@ -70,15 +75,24 @@ export async function* readLines(path: string): AsyncGenerator<TextLine> {
   }
   if (pieces.length > 0) {
     lineNo++;
-    yield { line: lineNo, text: decodeLine(path, lineNo, Buffer.concat(pieces)) };
+    yield [{ line: lineNo, text: decodeLine(path, lineNo, Buffer.concat(pieces)) }];
   }
+}
+
+/** Yields every line of the file (blank ones included), in order. */
+export async function* readLines(path: string): AsyncGenerator<TextLine> {
+  for await (const batch of readLineBatches(path)) yield* batch;
 }
 
 /** Splits a TREC line into columns on ASCII spaces and tabs (as trec_eval does). */
 export function splitColumns(text: string): string[] {
-  const t = text.replace(/^[ \t\f\v\r]+|[ \t\f\v\r]+$/g, '');
-  return t === '' ? [] : t.split(/[ \t\f\v\r]+/);
+  const cols = text.split(COLUMN_SEP);
+  if (cols[0] === '') cols.shift();
+  if (cols.length > 0 && cols[cols.length - 1] === '') cols.pop();
+  return cols;
 }
+
+const COLUMN_SEP = /[ \t\f\v\r]+/;
 
 /**
  * The first character of the file that is not whitespace (a leading BOM skipped), or undefined

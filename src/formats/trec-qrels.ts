@@ -12,7 +12,7 @@
 import { UserError, where } from '../core/errors.js';
 import type { Qrels } from '../core/types.js';
 import { compareUtf8 } from '../metrics/rank.js';
-import { readLines, splitColumns } from './lines.js';
+import { readLineBatches, splitColumns } from './lines.js';
 
 const INTEGER = /^[+-]?[0-9]+$/;
 
@@ -25,7 +25,7 @@ function quote(s: string): string {
 export async function readTrecQrels(path: string): Promise<Qrels> {
   const qrels: Qrels = new Map();
   const lines = new Map<string, Map<string, number>>();
-  for await (const { line, text } of readLines(path)) {
+  for await (const batch of readLineBatches(path)) for (const { line, text } of batch) {
     const cols = splitColumns(text);
     if (cols.length === 0) continue;
     if (cols.length !== 4) {

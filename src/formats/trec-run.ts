@@ -16,7 +16,7 @@ import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { compareUtf8, trecOrder } from '../metrics/rank.js';
 import { writeFileAtomic } from '../util/atomic.js';
-import { readLines, splitColumns } from './lines.js';
+import { readLineBatches, splitColumns } from './lines.js';
 
 /** A decimal number as written by any TREC tool (no hex, no inf/nan). */
 const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -38,7 +38,7 @@ export async function readTrecRun(path: string): Promise<Run> {
   const run: Run = new Map();
   /** qid -> doc id -> line of first appearance (for duplicate errors). */
   const seen = new Map<string, Map<string, number>>();
-  for await (const { line, text } of readLines(path)) {
+  for await (const batch of readLineBatches(path)) for (const { line, text } of batch) {
     const cols = splitColumns(text);
     if (cols.length === 0) continue;
     if (cols.length !== 6) {
