@@ -10,6 +10,7 @@ const benches = [
   ['metrics', ['scripts/bench-metrics.mjs']],
   ['bm25', ['scripts/bench-bm25.mjs']],
   ['dense', ['scripts/bench-dense.mjs', '--dims', '384', '--M', '32', '--ef', '200']],
+  ['pipeline', ['scripts/bench-pipeline.mjs']],
   ['rerank', ['scripts/bench-rerank.mjs', '--batch', '8,16', '--threads', '2', '--concurrency', '1']],
 ];
 const only = process.argv.slice(2);
