@@ -39,6 +39,10 @@ export function metricsJson(res: ExperimentResult, r: RunResult): Record<string,
     retriever: r.retriever,
     reranker: r.reranker,
     split: res.dataset.split,
+    dataset: {
+      ...(res.config.dataset.hub ? { hub: `${res.config.dataset.hub.repo}@${res.config.dataset.hub.revision}` } : {}),
+      files: res.dataset.files.map((f) => ({ role: f.role, sha256: f.sha256, bytes: f.bytes, records: f.records })),
+    },
     queries: e.counts.evaluated,
     metrics,
     counts: {
