@@ -10,7 +10,6 @@ import { stopwatch } from '../pipeline/manifest.js';
 import type { StageContext } from '../pipeline/context.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
 import { defaultCacheDir, offlineFromEnv } from '../util/paths.js';
-import { join } from 'node:path';
 
 export interface RunOptions {
   config: string;
@@ -29,7 +28,6 @@ export async function runCommand(o: RunOptions): Promise<string> {
   const offline = Boolean(o.offline) || offlineFromEnv();
   const useCache = o.cache !== false;
   const cacheDir = o.cacheDir ?? config.cache_dir ?? defaultCacheDir();
-  if (offline) process.env.HF_HUB_OFFLINE = '1';
   if (o.dryRun) return formatPlan(config, { cacheDir, offline, useCache });
   const log = o.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const ctx: StageContext = {
@@ -42,8 +40,6 @@ export async function runCommand(o: RunOptions): Promise<string> {
   const startedAt = new Date().toISOString();
   const total = stopwatch();
   const res = await runExperiment(ctx, config);
-  writeResults(res, { startedAt, finishedAt: new Date().toISOString(), cacheDir, useCache, offline, totalSeconds: total() });
-  const { readFileSync } = await import('node:fs');
-  const summary = readFileSync(join(config.output, 'summary.md'), 'utf8');
+  const summary = writeResults(res, { startedAt, finishedAt: new Date().toISOString(), cacheDir, useCache, offline, totalSeconds: total() });
   return `${summary}\nResults written to ${config.output}\n`;
 }

@@ -148,8 +148,11 @@ export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Rec
   };
 }
 
-/** Writes every file of the results folder (atomically, one file at a time; nothing is deleted). */
-export function writeResults(res: ExperimentResult, extras: ManifestExtras): void {
+/**
+ * Writes every file of the results folder (atomically, one file at a time; nothing is deleted).
+ * Returns the summary.md text.
+ */
+export function writeResults(res: ExperimentResult, extras: ManifestExtras): string {
   const out = res.config.output;
   const queryOrder = res.dataset.queries.map((q) => q.id);
   for (const r of res.runs) {
@@ -158,6 +161,8 @@ export function writeResults(res: ExperimentResult, extras: ManifestExtras): voi
     writeFileAtomic(join(dir, 'per-query.jsonl'), perQueryJsonl(res, r));
     writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(res, r));
   }
-  writeFileAtomic(join(out, 'summary.md'), renderSummary(res));
+  const summary = renderSummary(res);
+  writeFileAtomic(join(out, 'summary.md'), summary);
   writeJsonAtomic(join(out, 'manifest.json'), manifestJson(res, extras));
+  return summary;
 }
