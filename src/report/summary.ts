@@ -33,13 +33,20 @@ function costRow(s: StageRecord): string[] {
   const rate: string[] = [];
   if (typeof thr.docsPerSec === 'number') rate.push(`${num(thr.docsPerSec)} docs/s`);
   if (typeof thr.tokensPerSec === 'number') rate.push(`${num(thr.tokensPerSec, 0)} tokens/s`);
-  if (typeof info.pairsPerSecond === 'number') rate.push(`${num(info.pairsPerSecond)} pairs/s`);
+  const allCached = typeof info.pairs === 'number' && info.cachedPairs === info.pairs;
+  if (typeof info.pairsPerSecond === 'number' && !allCached) rate.push(`${num(info.pairsPerSecond)} pairs/s`);
   let truncation = '–';
   if (typeof trunc.documentsTruncated === 'number' && typeof trunc.documentsTotal === 'number' && trunc.documentsTotal > 0)
     truncation = `${trunc.documentsTruncated}/${trunc.documentsTotal} (${formatFixed((100 * trunc.documentsTruncated) / trunc.documentsTotal, 1)}%)`;
-  else if (typeof info.truncatedPairs === 'number' && typeof info.pairs === 'number' && info.pairs > 0)
-    truncation = `${info.truncatedPairs}/${info.pairs} pairs`;
-  const hits = typeof cache.hits === 'number' ? `${cache.hits} hit / ${cache.misses ?? 0} miss` : info.cacheHit === true ? 'index hit' : info.cacheHit === false ? 'index built' : '–';
+  else if (typeof info.truncatedPairs === 'number' && typeof info.pairs === 'number' && info.pairs > 0 && !allCached) {
+    const scored = info.pairs - (typeof info.cachedPairs === 'number' ? info.cachedPairs : 0);
+    truncation = `${info.truncatedPairs}/${scored} scored pairs`;
+  }
+  let hits = '–';
+  if (typeof cache.hits === 'number') hits = `${cache.hits} hit / ${cache.misses ?? 0} miss`;
+  else if (info.cache === 'hit') hits = 'index reused';
+  else if (info.cache === 'miss' || info.cache === 'off') hits = 'index built';
+  else if (typeof info.cachedPairs === 'number' && typeof info.pairs === 'number') hits = `${info.cachedPairs} / ${info.pairs} pairs cached`;
   const name = s.kind === 'rerank' ? `${escapeMd(s.id)} over ${escapeMd(s.over ?? '')}` : escapeMd(s.id);
   return [s.kind, name, num(s.seconds, 2), rate.join(', ') || '–', truncation, hits];
 }

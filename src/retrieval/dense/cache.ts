@@ -4,6 +4,9 @@
  * Config key = sha256 of (format, model file sha256, tokenizer sha256, dtype, pooling,
  * normalisation, role, prefix, effective max tokens); per-text key = sha256(config key, text).
  * So any change of model bytes, settings, prompt or text misses (protocol rule 8).
+ * For a remote embedding server the model bytes are unknown: its config key covers the API,
+ * the model name, the model id and revision the server reports, role, prefix and
+ * normalisation instead (`remoteEmbeddingConfigKey`; not the URL, so a moved server keeps its cache).
  *
  * Vectors are written as encoding proceeds, in chunk files of up to 256 vectors, each written
  * atomically, so a killed run keeps what it finished. Chunk file (little-endian):
@@ -59,6 +62,23 @@ export interface CacheStats {
 
 export function embeddingConfigKey(p: EmbeddingKeyParts): string {
   return sha256Hex(stableStringify({ format: `skillret-emb-v${CHUNK_VERSION}`, ...p }));
+}
+
+export interface RemoteEmbeddingKeyParts {
+  api: string;
+  /** The model name of the config (sent to the server as `model` where the API has one). */
+  model: string;
+  /** What the server reports serving (null when it does not say). */
+  serverModel: string | null;
+  serverRevision: string | null;
+  role: 'query' | 'document';
+  prefix: string;
+  /** true/false: asked for (and applied client-side when true); null: the server's default. */
+  normalize: boolean | null;
+}
+
+export function remoteEmbeddingConfigKey(p: RemoteEmbeddingKeyParts): string {
+  return sha256Hex(stableStringify({ format: `skillret-emb-remote-v${CHUNK_VERSION}`, ...p }));
 }
 
 /** Per-text key (hex): sha256 over the config key and the raw text. */
@@ -185,6 +205,11 @@ export class EmbeddingCache {
       else this.stats.misses++;
       return e;
     });
+  }
+
+  /** Whether a key is cached (not counted as a hit or miss). */
+  has(key: string): boolean {
+    return this.load().has(key);
   }
 
   /** Adds a freshly computed embedding; a full chunk is written at once. */

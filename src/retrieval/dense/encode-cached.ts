@@ -3,10 +3,14 @@
  * distinct text once), store each batch as it finishes, flush what is buffered even when the
  * run fails, and account for truncation over all texts (cached ones included, from the
  * token counts stored with each vector).
+ *
+ * `encodeWithCache` serves the local embedder (key from its model files and options);
+ * `encodeTextsWithCache` serves any `BatchEncoder` under a key the caller computed (remote
+ * embedding servers, see src/retrieval/dense/remote-retriever.ts).
  */
 import type { ProgressFactory } from '../../util/progress.js';
 import { EmbeddingCache, embeddingConfigKey, textKey, type EmbeddingCacheOptions } from './cache.js';
-import type { BatchResult, EmbedRunStats, Embedder, Role } from './embedder.js';
+import type { BatchResult, EmbedRunStats, Embedder, OnBatch, Role } from './embedder.js';
 
 export interface EncodeStats {
   texts: number;
@@ -23,15 +27,31 @@ export interface EncodeStats {
   seconds: number;
 }
 
-export interface EncodeOptions {
+interface EncodeCommon {
   cache: EmbeddingCacheOptions;
-  /** Identity of the model files (see model-hash.ts). */
-  modelSha256: string;
-  tokenizerSha256: string;
   progress?: ProgressFactory;
   progressLabel?: string;
   /** Called after each batch was stored (tests use it to interrupt a run). */
   onBatch?: (b: BatchResult) => void | Promise<void>;
+}
+
+export interface EncodeOptions extends EncodeCommon {
+  /** Identity of the model files (see model-hash.ts). */
+  modelSha256: string;
+  tokenizerSha256: string;
+}
+
+/** Anything that embeds texts of a role in batches, reporting each batch (the local Embedder is one). */
+export interface BatchEncoder {
+  embed(texts: readonly string[], role: Role, onBatch?: OnBatch): Promise<Float32Array[]>;
+  readonly lastRun: EmbedRunStats | null;
+}
+
+export interface KeyedEncodeOptions extends EncodeCommon {
+  /** The embedding cache's config key (covers model identity, role, prefix, normalisation …). */
+  configKey: string;
+  /** An already opened cache of `configKey` (avoids reading its chunks twice). */
+  opened?: EmbeddingCache;
 }
 
 export async function encodeWithCache(
@@ -40,7 +60,6 @@ export async function encodeWithCache(
   role: Role,
   o: EncodeOptions,
 ): Promise<{ vectors: Float32Array[]; stats: EncodeStats }> {
-  const t0 = performance.now();
   const configKey = embeddingConfigKey({
     modelSha256: o.modelSha256,
     tokenizerSha256: o.tokenizerSha256,
@@ -51,7 +70,19 @@ export async function encodeWithCache(
     prefix: embedder.prefixFor(role),
     maxTokens: embedder.maxLength,
   });
-  const cache = new EmbeddingCache(o.cache, configKey);
+  const { modelSha256: _m, tokenizerSha256: _t, ...common } = o;
+  return encodeTextsWithCache(embedder, texts, role, { ...common, configKey });
+}
+
+export async function encodeTextsWithCache(
+  embedder: BatchEncoder,
+  texts: readonly string[],
+  role: Role,
+  o: KeyedEncodeOptions,
+): Promise<{ vectors: Float32Array[]; stats: EncodeStats }> {
+  const t0 = performance.now();
+  const configKey = o.configKey;
+  const cache = o.opened && o.opened.configKey === configKey ? o.opened : new EmbeddingCache(o.cache, configKey);
   const keys = texts.map((t) => textKey(configKey, t));
   const found = cache.get(keys);
 

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Run, ScoredDoc } from '../../core/types.js';
+import type { Run } from '../../core/types.js';
 import { UserError } from '../../core/errors.js';
 import type { StageContext } from '../../pipeline/context.js';
 import { findEmbedderPreset, type EmbedderPreset, type Pooling } from '../../models/embedder-presets.js';
@@ -16,10 +16,8 @@ import { sha256Hex } from '../../util/hash.js';
 import { Embedder, type EmbedderOptions } from './embedder.js';
 import { encodeWithCache, type EncodeStats } from './encode-cached.js';
 import { fileSha256, modelFilesSha256 } from './model-hash.js';
-import { exactTopKFast } from './index-exact-fast.js';
-import { toMatrix, type TopK, type VectorMatrix } from './index-exact.js';
-import { buildOrLoadHnsw, hnswTopK, type HnswBuildInfo } from './index-hnsw.js';
-import { overlapAtK } from './audit.js';
+import { toMatrix, type VectorMatrix } from './index-exact.js';
+import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
 
 export interface DenseSpec {
   id: string;
@@ -34,7 +32,7 @@ export interface DenseSpec {
   batchSize?: number;
   threads?: number;
   topK: number;
-  index: { type: 'exact' } | { type: 'hnsw'; M: number; efConstruction: number; efSearch: number; seed: number };
+  index: IndexSpec;
 }
 
 export const DEFAULT_BATCH_SIZE = 16;
@@ -84,9 +82,7 @@ export interface DenseInfo {
   throughput: { docsPerSec: number | null; tokensPerSec: number | null; queriesPerSec: number | null };
   truncation: { documentsTruncated: number; documentsTotal: number; tokensDropped: number; queriesTruncated: number };
   timings: Record<string, number>;
-  index:
-    | { type: 'exact'; seconds: number }
-    | ({ type: 'hnsw'; M: number; efConstruction: number; efSearch: number; seed: number; searchSeconds: number } & HnswBuildInfo);
+  index: IndexInfo;
   overlap?: Record<string, number>;
 }
 
@@ -154,17 +150,6 @@ async function tokenizerSha256(folder: string, cacheDir?: string): Promise<strin
   return sha256Hex(lines.join(''));
 }
 
-function toRun(ids: readonly string[], queryIds: readonly string[], hits: readonly TopK[]): Run {
-  const run: Run = new Map();
-  queryIds.forEach((qid, q) => {
-    const h = hits[q]!;
-    const list: ScoredDoc[] = [];
-    for (let r = 0; r < h.indices.length; r++) list.push({ docId: ids[h.indices[r]!]!, score: h.scores[r]! });
-    run.set(qid, list);
-  });
-  return run;
-}
-
 function rate(n: number, seconds: number | undefined): number | null {
   return seconds !== undefined && seconds > 0 && n > 0 ? n / seconds : null;
 }
@@ -215,30 +200,17 @@ export async function denseRetrieve(
     const docIds = docs.map((x) => x.id);
     const queryIds = queries.map((x) => x.id);
 
-    let run: Run;
-    let exactRun: Run | undefined;
-    let indexInfo: DenseInfo['index'];
-    let overlap: Record<string, number> | undefined;
-    const threads = options.threads;
-    if (spec.index.type === 'exact') {
-      t = performance.now();
-      run = toRun(docIds, queryIds, await exactTopKFast(D, docIds, Q, spec.topK, threads !== undefined ? { threads } : {}));
-      indexInfo = { type: 'exact', seconds: clock('search', t) };
-    } else {
-      const p = spec.index;
-      const handle = await buildOrLoadHnsw(D, p, { cacheDir: ctx.cacheDir, useCache: ctx.useCache, log: ctx.log });
-      timings['indexBuild'] = handle.info.buildSeconds;
-      timings['indexLoad'] = handle.info.loadSeconds;
-      t = performance.now();
-      run = toRun(docIds, queryIds, hnswTopK(handle.index, D, docIds, Q, spec.topK, p.efSearch));
-      const searchSeconds = clock('search', t);
-      t = performance.now();
-      exactRun = toRun(docIds, queryIds, await exactTopKFast(D, docIds, Q, spec.topK, threads !== undefined ? { threads } : {}));
-      clock('exactSearch', t);
-      const ks = [...new Set([5, 10, spec.topK].filter((k) => k <= spec.topK))].sort((a, b) => a - b);
-      overlap = overlapAtK(run, exactRun, ks);
-      indexInfo = { type: 'hnsw', M: p.M, efConstruction: p.efConstruction, efSearch: p.efSearch, seed: p.seed, searchSeconds, ...handle.info };
-    }
+    const found = await searchVectors(
+      ctx,
+      { topK: spec.topK, index: spec.index, ...(options.threads !== undefined ? { threads: options.threads } : {}) },
+      D,
+      docIds,
+      Q,
+      queryIds,
+    );
+    Object.assign(timings, found.timings);
+    const { run, exactRun, overlap } = found;
+    const indexInfo = found.index;
 
     const info: DenseInfo = {
       id: spec.id,
