@@ -53,7 +53,7 @@ describe('config', () => {
     expect(err(minimal.replace('output: ../results/quickstart\n', ''))).toBe('/cfg/x.yaml: output: missing (expected string)');
     expect(err(minimal.replace('k: [5, 10, 15]', 'k: [5, 0]'))).toMatch(/^\/cfg\/x\.yaml:3: k\[1\]: expected number to be >=1/);
     expect(err(minimal.replace('{ id: none }', '{ id: r, model: x }'))).toBe(
-      '/cfg/x.yaml:7: rerankers[0].type: missing (expected one of none, cross-encoder, qwen3)',
+      '/cfg/x.yaml:7: rerankers[0].type: missing (expected one of none, cross-encoder, qwen3, remote)',
     );
   });
 

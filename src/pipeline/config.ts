@@ -9,6 +9,7 @@ import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml'
 import { z } from 'zod';
 import { closest, distance } from 'fastest-levenshtein';
 import { UserError } from '../core/errors.js';
+import { urlProblem, type EndpointConfig } from '../remote/endpoint.js';
 
 const id = z
   .string()
@@ -57,10 +58,29 @@ const bm25Schema = z.strictObject({
   b: z.number().min(0).max(1).default(0.75),
 });
 
+/** A remote inference server (src/remote/): url + api, the key's environment variable, limits. */
+const endpointUrl = z.string().superRefine((u, ctx) => {
+  const problem = urlProblem(u);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+const endpointCommon = {
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected the NAME of an environment variable holding the key (capital letters, digits, "_"), not the key itself')
+    .optional(),
+  timeout_s: z.number().positive().optional(),
+  max_retries: z.number().int().min(0).optional(),
+  concurrency: posInt.optional(),
+  batch_size: posInt.optional(),
+};
+const denseEndpointSchema = z.strictObject({ url: endpointUrl, api: z.enum(['openai', 'tei']), ...endpointCommon });
+const rerankEndpointSchema = z.strictObject({ url: endpointUrl, api: z.enum(['tei', 'cohere']), ...endpointCommon });
+
 const denseSchema = z.strictObject({
   id,
   type: z.literal('dense'),
   model: z.string().min(1),
+  endpoint: denseEndpointSchema.optional(),
   top_k: posInt.default(20),
   query_prefix: z.string().optional(),
   doc_prefix: z.string().optional(),
@@ -100,10 +120,18 @@ const qwen3Schema = z.strictObject({
   template: z.enum(['qwen3', 'skillrouter']).optional(),
 });
 
+const remoteRerankerSchema = z.strictObject({
+  id,
+  type: z.literal('remote'),
+  model: z.string().min(1),
+  depth: posInt.default(20),
+  endpoint: rerankEndpointSchema,
+});
+
 /** `{id: none}` needs no type; an entry with a model must say which kind it is. */
 const rerankerSchema = z.preprocess(
   (v) => (v && typeof v === 'object' && !Array.isArray(v) && !('type' in v) && !('model' in v) ? { ...v, type: 'none' } : v),
-  z.discriminatedUnion('type', [noneRerankerSchema, crossEncoderSchema, qwen3Schema]),
+  z.discriminatedUnion('type', [noneRerankerSchema, crossEncoderSchema, qwen3Schema, remoteRerankerSchema]),
 );
 
 const configSchema = z
@@ -159,6 +187,21 @@ export interface Config extends RawConfig {
   text: string;
 }
 
+type EndpointYaml = NonNullable<Extract<RetrieverConfig, { type: 'dense' }>['endpoint']> | Extract<RerankerConfig, { type: 'remote' }>['endpoint'];
+
+/** An `endpoint:` mapping of the config as src/remote/ takes it. */
+export function endpointFromConfig<E extends EndpointYaml>(e: E): EndpointConfig<E['api']> {
+  return {
+    url: e.url,
+    api: e.api,
+    ...(e.api_key_env !== undefined ? { apiKeyEnv: e.api_key_env } : {}),
+    ...(e.timeout_s !== undefined ? { timeoutS: e.timeout_s } : {}),
+    ...(e.max_retries !== undefined ? { maxRetries: e.max_retries } : {}),
+    ...(e.concurrency !== undefined ? { concurrency: e.concurrency } : {}),
+    ...(e.batch_size !== undefined ? { batchSize: e.batch_size } : {}),
+  };
+}
+
 export function isModelReranker(r: RerankerConfig): r is ModelRerankerConfig {
   return 'model' in r;
 }
@@ -180,10 +223,12 @@ function allowedKeysAt(value: unknown, path: readonly PropertyKey[]): string[] {
     return s ? keysOf(s) : [...new Set(Object.values(opts).flatMap(keysOf))];
   }
   if (section === 'rerankers' && path.length === 2) {
-    const opts = { 'cross-encoder': crossEncoderSchema, qwen3: qwen3Schema, none: noneRerankerSchema } as Record<string, z.ZodType>;
+    const opts = { 'cross-encoder': crossEncoderSchema, qwen3: qwen3Schema, remote: remoteRerankerSchema, none: noneRerankerSchema } as Record<string, z.ZodType>;
     const s = typeof type === 'string' ? opts[type] : undefined;
     return s ? keysOf(s) : [...new Set(Object.values(opts).flatMap(keysOf))];
   }
+  if (section === 'retrievers' && path.length === 3 && path[2] === 'endpoint') return keysOf(denseEndpointSchema);
+  if (section === 'rerankers' && path.length === 3 && path[2] === 'endpoint') return keysOf(rerankEndpointSchema);
   if (section === 'retrievers' && path.length === 3 && path[2] === 'index') return [...new Set([...keysOf(hnswSchema), ...keysOf(exactSchema)])];
   if (section === 'dataset' && path.length === 1) return keysOf(datasetSchema as unknown as z.ZodType).length ? keysOf(datasetSchema as unknown as z.ZodType) : ['path', 'hub', 'split', 'skill_md_field', 'unknown_gold', 'text'];
   if (section === 'dataset' && path[1] === 'text') return keysOf(textSchema);

@@ -6,7 +6,7 @@
 import { dirname } from 'node:path';
 import type { Query, Run } from '../core/types.js';
 import type { Config, ModelRerankerConfig } from './config.js';
-import { isModelReranker } from './config.js';
+import { endpointFromConfig, isModelReranker } from './config.js';
 import type { StageContext } from './context.js';
 import { loadDataset, type Dataset } from '../data/dataset.js';
 import { ensureHubDataset, SKILLRET_RELEASES } from '../data/hub.js';
@@ -15,10 +15,12 @@ import { evaluate, type Evaluation } from '../metrics/evaluate.js';
 import { defaultMeasures, measureKey, type Measure } from '../metrics/measures.js';
 import { runFirstStage, resolveModelRef, type Doc, type FirstStageOutput } from './first-stage.js';
 import { createReranker, rerankRun } from '../rerank/rerank.js';
-import type { RerankerSpec } from '../rerank/types.js';
+import type { RemoteRerankerSpec, RerankerSpec } from '../rerank/types.js';
 import { attribution, type Attribution } from '../compare/attribution.js';
 import { overlapAtK } from '../retrieval/dense/audit.js';
 import { stopwatch } from './manifest.js';
+import { assertAllowedOffline } from '../remote/endpoint.js';
+import { offlineFromEnv } from '../util/paths.js';
 
 export interface StageRecord {
   kind: 'retrieval' | 'rerank';
@@ -82,7 +84,8 @@ async function resolveDataset(ctx: StageContext, config: Config): Promise<string
   });
 }
 
-function rerankerSpec(r: ModelRerankerConfig, configDir: string): RerankerSpec {
+function rerankerSpec(r: ModelRerankerConfig, configDir: string): RerankerSpec | RemoteRerankerSpec {
+  if (r.type === 'remote') return { id: r.id, type: 'remote', model: r.model, depth: r.depth, endpoint: endpointFromConfig(r.endpoint) };
   return {
     id: r.id,
     type: r.type,
@@ -101,12 +104,20 @@ function aggregateOf(e: Evaluation): Record<string, number> {
   return e.aggregate;
 }
 
+/** Offline, a remote server that is not on this machine is refused before any work is done. */
+function checkRemoteOffline(ctx: StageContext, config: Config): void {
+  const offline = ctx.offline || offlineFromEnv();
+  for (const r of config.retrievers) if (r.type === 'dense' && r.endpoint) assertAllowedOffline(r.endpoint.url, offline, `retrievers.${r.id}.endpoint.url`);
+  for (const r of config.rerankers) if (r.type === 'remote') assertAllowedOffline(r.endpoint.url, offline, `rerankers.${r.id}.endpoint.url`);
+}
+
 export async function runExperiment(ctx: StageContext, config: Config): Promise<ExperimentResult> {
   const timings: Record<string, number> = {};
   const stages: StageRecord[] = [];
   const configDir = dirname(config.file);
   const measures = defaultMeasures(config.k);
   const keys = measures.map(measureKey);
+  checkRemoteOffline(ctx, config);
 
   let t = stopwatch();
   const datasetDir = await resolveDataset(ctx, config);

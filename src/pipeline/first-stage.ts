@@ -11,6 +11,8 @@ import { readRunFile } from '../formats/run-file.js';
 import { trecOrder } from '../metrics/rank.js';
 import { bm25Stage } from '../retrieval/bm25/retriever.js';
 import { denseRetrieve } from '../retrieval/dense/retriever.js';
+import { remoteDenseRetrieve } from '../retrieval/dense/remote-retriever.js';
+import { endpointFromConfig } from './config.js';
 import { modelsDir } from '../util/paths.js';
 
 export interface Doc {
@@ -52,6 +54,38 @@ export async function runFirstStage(
       return { run: completeRun(out.run, queries, r.top_k), info: { type: 'bm25', k1: r.k1, b: r.b, top_k: r.top_k, ...out.info } };
     }
     case 'dense': {
+      const index =
+        r.index.type === 'hnsw'
+          ? { type: 'hnsw' as const, M: r.index.M, efConstruction: r.index.ef_construction, efSearch: r.index.ef_search, seed: r.index.seed }
+          : { type: 'exact' as const };
+      if (r.endpoint) {
+        // A served model: `model` is a name for the server, the presets and the cache, never a path.
+        const out = await remoteDenseRetrieve(
+          ctx,
+          {
+            id: r.id,
+            model: r.model,
+            endpoint: endpointFromConfig(r.endpoint),
+            ...(r.query_prefix !== undefined ? { queryPrefix: r.query_prefix } : {}),
+            ...(r.doc_prefix !== undefined ? { docPrefix: r.doc_prefix } : {}),
+            ...(r.normalize !== undefined ? { normalize: r.normalize } : {}),
+            ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
+            ...(r.threads !== undefined ? { threads: r.threads } : {}),
+            ...(r.pooling !== undefined ? { pooling: r.pooling } : {}),
+            ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
+            ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
+            topK: r.top_k,
+            index,
+          },
+          [...docs],
+          queries.map((q) => ({ id: q.id, text: q.text })),
+        );
+        return {
+          run: completeRun(out.run, queries, r.top_k),
+          ...(out.exactRun ? { exactRun: completeRun(out.exactRun, queries, r.top_k) } : {}),
+          info: { type: 'dense', remote: true, ...(out.info as unknown as Record<string, unknown>) },
+        };
+      }
       const spec = {
         id: r.id,
         model: resolveModelRef(r.model, configDir),
@@ -64,10 +98,7 @@ export async function runFirstStage(
         ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
         ...(r.threads !== undefined ? { threads: r.threads } : {}),
         topK: r.top_k,
-        index:
-          r.index.type === 'hnsw'
-            ? { type: 'hnsw' as const, M: r.index.M, efConstruction: r.index.ef_construction, efSearch: r.index.ef_search, seed: r.index.seed }
-            : { type: 'exact' as const },
+        index,
       };
       const out = await denseRetrieve(ctx, spec, [...docs], queries.map((q) => ({ id: q.id, text: q.text })));
       return {

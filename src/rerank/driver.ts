@@ -10,6 +10,11 @@ import type { RerankPair, Reranker, RerankStats } from './types.js';
 export interface DriverOptions {
   /** Unique uncached pairs per model call (default 1,024). */
   window?: number;
+  /**
+   * Keep the pairs' input order instead of sorting by length (remote servers score one query
+   * per request, so a query's pairs are best kept together in one window).
+   */
+  keepOrder?: boolean;
   cache?: ScoreCache;
 }
 
@@ -55,7 +60,7 @@ export class RerankDriver implements Reranker {
     if (hits > 0) onProgress?.(hits);
 
     const unique = [...todo.entries()].map(([key, idx]) => ({ key, idx, len: pairs[idx[0]!]!.query.length + pairs[idx[0]!]!.doc.length }));
-    unique.sort((a, b) => b.len - a.len || a.idx[0]! - b.idx[0]!);
+    if (!this.opts.keepOrder) unique.sort((a, b) => b.len - a.len || a.idx[0]! - b.idx[0]!);
     for (let start = 0; start < unique.length; start += this.window) {
       const part = unique.slice(start, start + this.window);
       const got = await this.inner.score(

@@ -24,13 +24,18 @@ import { checkDtype } from '../models/dtype.js';
 import { loadQwen3 } from './qwen3.js';
 import { ScoreCache } from './score-cache.js';
 import { DEFAULT_CONCURRENCY, resolveRerankerSpec } from './spec.js';
-import type { RerankPair, Reranker, RerankerSpec } from './types.js';
+import { createRemoteReranker } from './remote.js';
+import type { RemoteRerankerSpec, RerankPair, Reranker, RerankerSpec } from './types.js';
 
 /** Bump when a change alters scores for the same model and settings (invalidates the score cache). */
 const SCORER_VERSION = 1;
 
-/** Loads the reranker a spec asks for; with `ctx.useCache`, wrapped in the on-disk score cache. */
-export async function createReranker(ctx: StageContext, spec: RerankerSpec): Promise<Reranker> {
+/**
+ * Loads the reranker a spec asks for (a remote spec: a client of its server, see remote.ts);
+ * with `ctx.useCache`, wrapped in the on-disk score cache.
+ */
+export async function createReranker(ctx: StageContext, spec: RerankerSpec | RemoteRerankerSpec): Promise<Reranker> {
+  if (spec.type === 'remote') return createRemoteReranker(ctx, spec);
   const r = resolveRerankerSpec(spec);
   const models = modelsDir();
   let ref = r.modelRef;

@@ -1,7 +1,9 @@
 /**
  * The nouns of the second stage: what a reranker is asked to be (`RerankerSpec`, from the
- * config) and what it does once loaded (`Reranker`: score (query, document) pairs).
+ * config; `RemoteRerankerSpec` for a served one) and what it does once loaded (`Reranker`:
+ * score (query, document) pairs).
  */
+import type { EndpointConfig, RerankApi } from '../remote/endpoint.js';
 
 /** One reranker as the experiment config asks for it. */
 export interface RerankerSpec {
@@ -25,6 +27,19 @@ export interface RerankerSpec {
   /** qwen3 only: field separators ("\n" for qwen3, "\n\n" for skillrouter). */
   template?: 'qwen3' | 'skillrouter';
   /** Pool size N: how many first-stage candidates per query are reranked (default 20). */
+  depth: number;
+}
+
+/**
+ * A reranker served by a remote server (TEI /rerank or a Cohere-style /rerank): no local model;
+ * `model` is sent where the API has a model field and keys the score cache.
+ */
+export interface RemoteRerankerSpec {
+  id: string;
+  type: 'remote';
+  model: string;
+  endpoint: EndpointConfig<RerankApi>;
+  /** Pool size N (default 20). */
   depth: number;
 }
 

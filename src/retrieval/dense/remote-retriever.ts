@@ -1,0 +1,251 @@
+/**
+ * Dense first stage through a remote embedding server (TEI, vLLM, Infinity, OpenAI-compatible):
+ * no local model file is loaded; texts are encoded by the server through the same
+ * content-addressed embedding cache, then searched exactly like local vectors (search.ts).
+ *
+ * Cache key (cache.ts `remoteEmbeddingConfigKey`): API, model name, the model id and revision
+ * the server reports, role, prefix, normalisation, text. The server's identity is remembered
+ * in `<cacheDir>/remote/<sha256(api, url, model)>.json`: when every text is cached under the
+ * remembered identity the run sends no request at all; otherwise the server is asked once
+ * (tei: GET /info; openai: a one-text request) and texts missing under its answer are encoded.
+ *
+ * Prefixes come from the config, else from the preset when `model` names one. Pooling, dtype
+ * and max_tokens are the server's business: given, they are ignored with a warning.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Run } from '../../core/types.js';
+import { UserError } from '../../core/errors.js';
+import type { StageContext } from '../../pipeline/context.js';
+import { findEmbedderPreset } from '../../models/embedder-presets.js';
+import { writeJsonAtomic } from '../../util/atomic.js';
+import { sha256Hex, stableStringify } from '../../util/hash.js';
+import { offlineFromEnv } from '../../util/paths.js';
+import { RemoteEmbeddingClient, type ServerIdentity } from '../../remote/embeddings.js';
+import { RemoteEncoder } from '../../remote/encoder.js';
+import { assertAllowedOffline, publicUrl, resolveEndpoint, type EmbeddingApi, type EndpointConfig } from '../../remote/endpoint.js';
+import { EmbeddingCache, remoteEmbeddingConfigKey, textKey } from './cache.js';
+import type { Role } from './embedder.js';
+import { encodeTextsWithCache } from './encode-cached.js';
+import { toMatrix } from './index-exact.js';
+import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
+
+export interface RemoteDenseSpec {
+  id: string;
+  /** Model name: sent to openai servers, looked up among the presets (prefixes), part of the cache key. */
+  model: string;
+  endpoint: EndpointConfig<EmbeddingApi>;
+  queryPrefix?: string;
+  docPrefix?: string;
+  /** true: unit vectors (asked for and applied client-side); false: asked for raw vectors (tei only); unset: the server's default. */
+  normalize?: boolean;
+  /** Fallback for endpoint.batchSize. */
+  batchSize?: number;
+  /** Threads of the exact search. */
+  threads?: number;
+  topK: number;
+  index: IndexSpec;
+  /** Local-model options a server ignores; each one given gets a warning. */
+  pooling?: string;
+  dtype?: string;
+  maxTokens?: number;
+}
+
+export interface RemoteDenseInfo {
+  id: string;
+  model: {
+    ref: string;
+    preset: string | null;
+    paperModel: string | null;
+    /** What the server reported serving (from the request of this run, or remembered from an earlier one). */
+    server: { model: string | null; revision: string | null; maxInputLength: number | null };
+    identity: 'asked' | 'remembered';
+  };
+  endpoint: { url: string; api: EmbeddingApi; auth: string; timeoutS: number; maxRetries: number; concurrency: number; batchSize: number };
+  options: { queryPrefix: string; docPrefix: string; normalize: boolean | 'server default'; topK: number };
+  ignoredOptions: string[];
+  dims: number;
+  requests: { sent: number; retries: number };
+  cache: {
+    enabled: boolean;
+    hits: number;
+    misses: number;
+    corruptChunks: number;
+    documents: { hits: number; misses: number };
+    queries: { hits: number; misses: number };
+  };
+  throughput: { docsPerSec: number | null; queriesPerSec: number | null };
+  timings: Record<string, number>;
+  index: IndexInfo;
+  overlap?: Record<string, number>;
+}
+
+interface Memo {
+  api: string;
+  url: string;
+  model: string;
+  server: ServerIdentity;
+}
+
+function memoFile(cacheDir: string, api: string, url: string, model: string): string {
+  return join(cacheDir, 'remote', `${sha256Hex(stableStringify({ api, url: publicUrl(url), model }))}.json`);
+}
+
+function readMemo(file: string): ServerIdentity | null {
+  if (!existsSync(file)) return null;
+  try {
+    const m = JSON.parse(readFileSync(file, 'utf8')) as Partial<Memo>;
+    const s = m.server;
+    if (!s || typeof s !== 'object') return null;
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null);
+    return { model: str(s.model), revision: str(s.revision), maxInputLength: int(s.maxInputLength), maxBatchSize: int(s.maxBatchSize) };
+  } catch {
+    return null;
+  }
+}
+
+function rate(n: number, seconds: number | undefined): number | null {
+  return seconds !== undefined && seconds > 0 && n > 0 ? n / seconds : null;
+}
+
+export async function remoteDenseRetrieve(
+  ctx: StageContext,
+  spec: RemoteDenseSpec,
+  docs: { id: string; text: string }[],
+  queries: { id: string; text: string }[],
+): Promise<{ run: Run; exactRun?: Run; info: RemoteDenseInfo }> {
+  if (!Number.isInteger(spec.topK) || spec.topK < 1) throw new UserError(`retrievers.${spec.id}.top_k: must be a positive integer`);
+  const label = `retrievers.${spec.id}.endpoint`;
+  const endpoint = resolveEndpoint(spec.endpoint, (k) => `${label}.${k}`, spec.batchSize);
+  assertAllowedOffline(endpoint.url, ctx.offline || offlineFromEnv(), `${label}.url`);
+  const timings: Record<string, number> = {};
+
+  const ignoredOptions = (
+    [
+      ['pooling', spec.pooling],
+      ['dtype', spec.dtype],
+      ['max_tokens', spec.maxTokens],
+    ] as const
+  )
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k);
+  for (const k of ignoredOptions) ctx.log(`dense ${spec.id}: ${k} is ignored with a remote endpoint (the server decides it)`);
+
+  const preset = findEmbedderPreset(spec.model) ?? null;
+  const queryPrefix = spec.queryPrefix ?? preset?.queryPrefix ?? '';
+  const docPrefix = spec.docPrefix ?? preset?.docPrefix ?? '';
+  const normalize = spec.normalize ?? null;
+  if (normalize === false && endpoint.api === 'openai') {
+    ctx.log(`dense ${spec.id}: normalize: false cannot be asked of an openai endpoint; vectors are used as the server returns them`);
+  }
+  const client = new RemoteEmbeddingClient(endpoint, spec.model, label);
+  ctx.log(`dense ${spec.id}: ${endpoint.api} server at ${publicUrl(endpoint.url)} (model ${spec.model})`);
+  const keyOf = (server: ServerIdentity, role: Role) =>
+    remoteEmbeddingConfigKey({
+      api: endpoint.api,
+      model: spec.model,
+      serverModel: server.model,
+      serverRevision: server.revision,
+      role,
+      prefix: role === 'query' ? queryPrefix : docPrefix,
+      normalize,
+    });
+  const cacheOpts = { cacheDir: ctx.cacheDir, useCache: ctx.useCache, log: ctx.log };
+  const docTexts = docs.map((x) => x.text);
+  const queryTexts = queries.map((x) => x.text);
+
+  // The remembered identity is used without asking the server only when it answers every text.
+  const t = performance.now();
+  const memoPath = memoFile(ctx.cacheDir, endpoint.api, endpoint.url, spec.model);
+  const memo = ctx.useCache ? readMemo(memoPath) : null;
+  let remembered: ServerIdentity | null = null;
+  let memoCaches: { document: EmbeddingCache; query: EmbeddingCache } | null = null;
+  if (memo) {
+    memoCaches = { document: new EmbeddingCache(cacheOpts, keyOf(memo, 'document')), query: new EmbeddingCache(cacheOpts, keyOf(memo, 'query')) };
+    const all = (c: EmbeddingCache, texts: string[]) => texts.every((x) => c.has(textKey(c.configKey, x)));
+    if (all(memoCaches.document, docTexts) && all(memoCaches.query, queryTexts)) remembered = memo;
+  }
+  const identity: 'asked' | 'remembered' = remembered ? 'remembered' : 'asked';
+  const server: ServerIdentity = remembered ?? (await client.identify());
+  if (!remembered && ctx.useCache) {
+    writeJsonAtomic(memoPath, { api: endpoint.api, url: publicUrl(endpoint.url), model: spec.model, server } satisfies Memo);
+  }
+  timings['identify'] = (performance.now() - t) / 1000;
+
+  const batchSize = server.maxBatchSize !== null ? Math.min(endpoint.batchSize, server.maxBatchSize) : endpoint.batchSize;
+  if (batchSize < endpoint.batchSize) ctx.log(`dense ${spec.id}: batch size ${endpoint.batchSize} lowered to the server's max_client_batch_size ${batchSize}`);
+  const encoder = new RemoteEncoder(client, { queryPrefix, docPrefix, normalize, batchSize, concurrency: endpoint.concurrency, label });
+
+  const encode = (texts: string[], role: Role) =>
+    encodeTextsWithCache(encoder, texts, role, {
+      cache: cacheOpts,
+      configKey: keyOf(server, role),
+      ...(memoCaches ? { opened: memoCaches[role] } : {}),
+      progress: ctx.progress,
+      progressLabel: `${spec.id}: encode ${role === 'query' ? 'queries' : 'documents'}`,
+    });
+  const d = await encode(docTexts, 'document');
+  timings['encodeDocuments'] = d.stats.seconds;
+  const q = await encode(queryTexts, 'query');
+  timings['encodeQueries'] = q.stats.seconds;
+
+  const dim = d.vectors[0]?.length ?? q.vectors[0]?.length ?? 0;
+  const badDoc = d.vectors.findIndex((v) => v.length !== dim);
+  const badQuery = q.vectors.findIndex((v) => v.length !== dim);
+  if (badDoc >= 0 || badQuery >= 0) {
+    const got = badDoc >= 0 ? d.vectors[badDoc]!.length : q.vectors[badQuery]!.length;
+    throw new UserError(`${label}: vectors of dimension ${dim} and ${got} (the server's model changed between runs? rerun with --no-cache)`);
+  }
+  const docIds = docs.map((x) => x.id);
+  const queryIds = queries.map((x) => x.id);
+  const found = await searchVectors(
+    ctx,
+    { topK: spec.topK, index: spec.index, ...(spec.threads !== undefined ? { threads: spec.threads } : {}) },
+    toMatrix(d.vectors, dim),
+    docIds,
+    toMatrix(q.vectors, dim),
+    queryIds,
+  );
+  Object.assign(timings, found.timings);
+
+  const info: RemoteDenseInfo = {
+    id: spec.id,
+    model: {
+      ref: spec.model,
+      preset: preset?.name ?? null,
+      paperModel: preset?.paperModel ?? null,
+      server: { model: server.model, revision: server.revision, maxInputLength: server.maxInputLength },
+      identity,
+    },
+    endpoint: {
+      url: publicUrl(endpoint.url),
+      api: endpoint.api,
+      auth: endpoint.apiKeyEnv !== undefined ? `bearer key from $${endpoint.apiKeyEnv}` : 'none',
+      timeoutS: endpoint.timeoutS,
+      maxRetries: endpoint.maxRetries,
+      concurrency: endpoint.concurrency,
+      batchSize,
+    },
+    options: { queryPrefix, docPrefix, normalize: normalize ?? 'server default', topK: spec.topK },
+    ignoredOptions,
+    dims: dim,
+    requests: { sent: client.stats.requests, retries: client.stats.retries },
+    cache: {
+      enabled: ctx.useCache,
+      hits: d.stats.hits + q.stats.hits,
+      misses: d.stats.misses + q.stats.misses,
+      corruptChunks: d.stats.corruptChunks + q.stats.corruptChunks,
+      documents: { hits: d.stats.hits, misses: d.stats.misses },
+      queries: { hits: q.stats.hits, misses: q.stats.misses },
+    },
+    throughput: {
+      docsPerSec: rate(d.stats.encoded, d.stats.run?.encodeSeconds),
+      queriesPerSec: rate(q.stats.encoded, q.stats.run?.encodeSeconds),
+    },
+    timings,
+    index: found.index,
+  };
+  if (found.overlap) info.overlap = found.overlap;
+  return found.exactRun ? { run: found.run, exactRun: found.exactRun, info } : { run: found.run, info };
+}
