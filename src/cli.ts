@@ -76,6 +76,17 @@ export function buildProgram(write: (s: string) => void): Command {
       write(await compareCommand({ a, b, ...opts }));
     });
 
+  program
+    .command('paper')
+    .description("print the SkillRet paper's published result tables (percent, as published); every table id when --table is not given")
+    .addOption(new Option('--split <split>', 'only tables of this split (never compare v1.0 with v1.1)').choices(['v1.1', 'v1.0']))
+    .option('--table <id>', 'only this table, e.g. v1.1-embedding')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action(async (opts: { split?: string; table?: string; format: 'table' | 'json' }) => {
+      const { paperCommand } = await import('./commands/paper.js');
+      write(await paperCommand(opts));
+    });
+
   const models = program.command('models').description('manage the bundled offline models');
   models
     .command('build')

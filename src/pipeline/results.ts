@@ -1,6 +1,6 @@
 /**
  * The results folder contract:
- *   <output>/<retriever>/<reranker>/{metrics.json, run.trec, per-query.jsonl}
+ *   <output>/<retriever>/<reranker>/{metrics.json, run.trec, per-query.jsonl, breakdown.json}
  *   <output>/summary.md, <output>/manifest.json
  * Every file is written atomically. Everything but manifest.json is a pure
  * function of config + data, so reruns are byte-identical.
@@ -12,6 +12,9 @@ import { formatTrecRun } from '../formats/trec-run.js';
 import { roundHalfEven } from '../metrics/round.js';
 import { trecOrder } from '../metrics/rank.js';
 import { renderSummary } from '../report/summary.js';
+import { breakdownJson, runBreakdowns } from '../report/breakdown.js';
+import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
+import { paperJson, paperReport } from '../paper/compare.js';
 import { peakRssBytes, toolInfo } from './manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 
@@ -27,8 +30,12 @@ export function runDir(output: string, r: { retriever: string; reranker: string 
   return join(output, r.retriever, r.reranker);
 }
 
-/** The metrics.json object of one run. */
-export function metricsJson(res: ExperimentResult, r: RunResult): Record<string, unknown> {
+/**
+ * The metrics.json object of one run. A `paper` block (published values and deltas, percent) is added
+ * only when the dataset is one of `releases` (default: the pinned SkillRet releases) and the run has
+ * a published counterpart (src/paper/compare.ts).
+ */
+export function metricsJson(res: ExperimentResult, r: RunResult, releases: readonly SkillretRelease[] = SKILLRET_RELEASES): Record<string, unknown> {
   const e = r.evaluation;
   const keys = res.measures.map((m) => `${m.name}@${m.k}`);
   const metrics: Record<string, number> = {};
@@ -74,6 +81,8 @@ export function metricsJson(res: ExperimentResult, r: RunResult): Record<string,
       attribution: roundDeep(a),
     };
   }
+  const paper = paperJson(paperReport(res, releases), r);
+  if (paper) out.paper = paper;
   return out;
 }
 
@@ -152,16 +161,19 @@ export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Rec
  * Writes every file of the results folder (atomically, one file at a time; nothing is deleted).
  * Returns the summary.md text.
  */
-export function writeResults(res: ExperimentResult, extras: ManifestExtras): string {
+export function writeResults(res: ExperimentResult, extras: ManifestExtras, opts: { releases?: readonly SkillretRelease[] } = {}): string {
   const out = res.config.output;
   const queryOrder = res.dataset.queries.map((q) => q.id);
-  for (const r of res.runs) {
+  const releases = opts.releases ?? SKILLRET_RELEASES;
+  const breakdowns = runBreakdowns(res);
+  res.runs.forEach((r, i) => {
     const dir = runDir(out, r);
     writeFileAtomic(join(dir, 'run.trec'), formatTrecRun(r.run, `${r.retriever}.${r.reranker}`, queryOrder));
     writeFileAtomic(join(dir, 'per-query.jsonl'), perQueryJsonl(res, r));
-    writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(res, r));
-  }
-  const summary = renderSummary(res);
+    writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(res, r, releases));
+    writeJsonAtomic(join(dir, 'breakdown.json'), breakdownJson(breakdowns[i]!));
+  });
+  const summary = renderSummary(res, { releases, breakdowns });
   writeFileAtomic(join(out, 'summary.md'), summary);
   writeJsonAtomic(join(out, 'manifest.json'), manifestJson(res, extras));
   return summary;

@@ -1,13 +1,26 @@
 /**
  * summary.md: the paper-shaped table (rows = runs; NDCG, Recall, Completeness
  * at each k, ×100, 2 decimals), the reranker on/off table with significance and
- * the first-stage ceiling, the HNSW approximation audit and the cost of each stage.
- * Rendering only: every number comes computed in the ExperimentResult.
+ * the first-stage ceiling, the HNSW approximation audit and the cost of each stage; the published
+ * results of the paper next to the runs' (pinned releases only, report/paper.ts) and NDCG by taxonomy
+ * category (report/breakdown.ts). Rendering only: every number comes from the ExperimentResult (the
+ * category means and the paper deltas are pure functions of it).
  */
 import type { ExperimentResult, StageRecord } from '../pipeline/experiment.js';
 import { relative } from 'node:path';
 import { escapeMd, mdTable } from './markdown.js';
 import { formatPercent, formatFixed } from '../metrics/round.js';
+import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
+import { paperReport } from '../paper/compare.js';
+import { renderPaperSection } from './paper.js';
+import { renderBreakdownSection, runBreakdowns, type RunBreakdown } from './breakdown.js';
+
+export interface SummaryOptions {
+  /** Pinned releases the dataset is checked against for the published-results section (default SKILLRET_RELEASES). */
+  releases?: readonly SkillretRelease[];
+  /** Precomputed category breakdowns (default: computed here). */
+  breakdowns?: readonly RunBreakdown[];
+}
 
 const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
 const signedPct = (x: number | undefined) => {
@@ -51,7 +64,7 @@ function costRow(s: StageRecord): string[] {
   return [s.kind, name, num(s.seconds, 2), rate.join(', ') || '–', truncation, hits];
 }
 
-export function renderSummary(res: ExperimentResult): string {
+export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}): string {
   const { config, dataset } = res;
   const ks = config.k;
   const out: string[] = [];
@@ -67,6 +80,12 @@ export function renderSummary(res: ExperimentResult): string {
   const rows = res.runs.map((r) => [`${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}`, ...cols.map((c) => pct(r.evaluation.aggregate[c]))]);
   out.push('## Results\n');
   out.push(mdTable(['Run', ...cols], rows, ['l', ...cols.map(() => 'r' as const)]));
+
+  // Published numbers (pinned releases only) and the per-category breakdown.
+  const releases = opts.releases ?? SKILLRET_RELEASES;
+  out.push(renderPaperSection(paperReport(res, releases), res.measures.map((m) => `${m.name}@${m.k}`), releases));
+  const byCategory = renderBreakdownSection(res, opts.breakdowns ?? runBreakdowns(res));
+  if (byCategory) out.push(byCategory);
 
   // Reranker on/off.
   const reranked = res.runs.filter((r) => r.onOff);

@@ -1,0 +1,193 @@
+/**
+ * Puts the paper's published numbers next to an experiment's own, when that is meaningful: the
+ * dataset must be a pinned release (release-match.ts), and a run must have a published counterpart.
+ *
+ * Which runs are compared:
+ * - first stage BM25 → the `BM25` row; a dense retriever whose model is an embedder preset with a
+ *   `paperModel` → that model's row (first-stage tables of the release's version, e.g. v1.1-embedding);
+ * - reranker `none` → the first stage's row; a reranker that is a reranker preset → its row in a
+ *   rerank table over the same first stage at the same depth (paper Table 4: depth 20; Table 10:
+ *   the `k=<depth>` column of NDCG@10). Saved runs, local models and other rerankers are not compared.
+ * Settings that make a run differ from the paper's setup (BM25 k1/b, prompts, pooling, token limits,
+ * an HNSW index, the document text) do not stop the comparison: they are listed as deviations.
+ *
+ * Δ = yours − published, in percentage points, where "yours" is the fraction ×100 rounded to 2
+ * decimals as it is shown (so Δ is the difference of the two printed numbers), rounded to 2 decimals.
+ */
+import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
+import { formatPercent, roundHalfEven } from '../metrics/round.js';
+import { findEmbedderPreset } from '../models/embedder-presets.js';
+import { findRerankerPreset } from '../models/reranker-presets.js';
+import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
+import { matchPinnedRelease, type ReleaseMatch } from './release-match.js';
+import { columnDecimals, findPaperRows, publishedCells, type PaperSplit, PAPER_SPLITS } from './results.js';
+
+export interface PaperMetricComparison {
+  metric: string;
+  /** This run's mean, as a fraction (unrounded). */
+  yours: number;
+  /** The published value, percent. */
+  published: number;
+  /** The decimals it was published with (its column's). */
+  decimals: number;
+  /** yours (percent, 2 decimals) − published, percentage points, 2 decimals. */
+  delta: number;
+}
+
+export interface PaperRunComparison {
+  retriever: string;
+  reranker: string;
+  /** Published table id and its source line. */
+  table: string;
+  source: string;
+  /** The published row's model name. */
+  row: string;
+  /** Reranked runs: the published first stage and depth. */
+  firstStage?: string;
+  depth?: number;
+  metrics: PaperMetricComparison[];
+  /** How this run's setup differs from the paper's (empty when it follows it). */
+  deviations: string[];
+}
+
+export interface PaperReport {
+  match: ReleaseMatch;
+  /** The release's version, when the paper has tables for it. */
+  version: PaperSplit | undefined;
+  runs: PaperRunComparison[];
+  /** Deviations shared by every run (document text, dropped gold). */
+  common: string[];
+}
+
+/** The protocol's BM25 parameters (bm25s 0.3.3 defaults). */
+const PAPER_BM25 = { k1: 1.5, b: 0.75 };
+const PROTOCOL_FIELDS = ['name', 'description', 'skill_md'];
+const PROTOCOL_SEPARATOR = ' | ';
+
+type RetrieverConfig = ExperimentResult['config']['retrievers'][number];
+type RerankerConfig = ExperimentResult['config']['rerankers'][number];
+
+/** The paper's name for a first stage and how its settings differ from the paper's; undefined: not a paper model. */
+function paperFirstStage(r: RetrieverConfig): { model: string; deviations: string[] } | undefined {
+  const deviations: string[] = [];
+  if (r.type === 'bm25') {
+    if (r.k1 !== PAPER_BM25.k1) deviations.push(`k1 ${r.k1} (paper ${PAPER_BM25.k1})`);
+    if (r.b !== PAPER_BM25.b) deviations.push(`b ${r.b} (paper ${PAPER_BM25.b})`);
+    return { model: 'BM25', deviations };
+  }
+  if (r.type !== 'dense') return undefined;
+  const preset = findEmbedderPreset(r.model);
+  if (!preset?.paperModel) return undefined;
+  if (r.query_prefix !== undefined && r.query_prefix !== preset.queryPrefix) deviations.push('query prefix differs from the protocol');
+  if (r.doc_prefix !== undefined && r.doc_prefix !== preset.docPrefix) deviations.push('document prefix differs from the protocol');
+  if (r.pooling !== undefined && r.pooling !== preset.pooling) deviations.push(`pooling ${r.pooling} (protocol ${preset.pooling})`);
+  if (r.normalize !== undefined && r.normalize !== preset.normalize) deviations.push(`normalize ${String(r.normalize)} (protocol ${String(preset.normalize)})`);
+  if (r.max_tokens !== undefined && preset.maxTokens !== null && r.max_tokens !== preset.maxTokens)
+    deviations.push(`max_tokens ${r.max_tokens} (protocol ${preset.maxTokens})`);
+  if (r.index.type === 'hnsw') deviations.push('HNSW index (the paper searches exactly)');
+  if ('endpoint' in r && r.endpoint !== undefined) deviations.push('encoded by a remote endpoint');
+  return { model: preset.paperModel, deviations };
+}
+
+/** The paper's name for a reranker and how its settings differ; undefined: not a paper reranker. */
+function paperReranker(r: RerankerConfig): { model: string; deviations: string[] } | undefined {
+  if (!('model' in r)) return undefined;
+  const preset = findRerankerPreset(r.model);
+  if (!preset) return undefined;
+  const deviations: string[] = [];
+  if (r.type !== preset.type && r.type !== 'remote') deviations.push(`type ${r.type} (preset ${preset.type})`);
+  if ('endpoint' in r) deviations.push("scored by a remote endpoint (its template and truncation are the server's)");
+  if ('max_tokens' in r && r.max_tokens !== undefined && r.max_tokens !== preset.maxTokens)
+    deviations.push(`reranker max_tokens ${r.max_tokens} (protocol ${preset.maxTokens})`);
+  if ('instruction' in r && r.instruction !== undefined && r.instruction !== preset.instruction) deviations.push('reranker instruction differs from the protocol');
+  if ('template' in r && r.template !== undefined && r.template !== preset.template) deviations.push(`template ${r.template} (protocol ${preset.template ?? 'qwen3'})`);
+  return { model: preset.sourceModel, deviations };
+}
+
+/** Deviations that concern every run: the document text and the gold. */
+function commonDeviations(res: ExperimentResult): string[] {
+  const out: string[] = [];
+  const ds = res.config.dataset;
+  if (ds.text.fields.join('\u0000') !== PROTOCOL_FIELDS.join('\u0000') || ds.text.separator !== PROTOCOL_SEPARATOR)
+    out.push(`document text: ${ds.text.fields.join(', ')} joined by ${JSON.stringify(ds.text.separator)} (protocol: name, description, skill_md joined by " | ")`);
+  if (ds.skill_md_field !== 'skill_md') out.push(`SKILL.md text from field ${ds.skill_md_field} (protocol skill_md)`);
+  if (res.dataset.stats.droppedGoldPairs > 0) out.push(`${res.dataset.stats.droppedGoldPairs} gold pairs dropped`);
+  return out;
+}
+
+function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit): PaperRunComparison | undefined {
+  const retriever = res.config.retrievers.find((r) => r.id === run.retriever);
+  const reranker = res.config.rerankers.find((r) => r.id === run.reranker);
+  if (!retriever || !reranker) return undefined;
+  const fs = paperFirstStage(retriever);
+  if (!fs) return undefined;
+  const rr = paperReranker(reranker);
+  if (reranker.type !== 'none' && !rr) return undefined;
+  const depth = 'depth' in reranker ? reranker.depth : undefined;
+  const matches = findPaperRows(version, fs.model, rr?.model);
+  for (const m of matches) {
+    const published = publishedCells(m, depth);
+    const metrics: PaperMetricComparison[] = [];
+    for (const [metric, { value, column }] of Object.entries(published)) {
+      const yours = run.evaluation.aggregate[metric];
+      if (yours === undefined || Number.isNaN(yours)) continue;
+      const delta = roundHalfEven(Number(formatPercent(yours)) - value, 2);
+      metrics.push({ metric, yours, published: value, decimals: columnDecimals(m.table, column), delta: delta === 0 ? 0 : delta });
+    }
+    if (metrics.length === 0) continue;
+    const deviations = [...fs.deviations, ...(rr?.deviations ?? [])];
+    const maxK = Math.max(...metrics.map((x) => Number(x.metric.split('@')[1])));
+    if (retriever.top_k < maxK) deviations.push(`top_k ${retriever.top_k} < ${maxK}: @${maxK} measured on a shorter list`);
+    const firstStage = m.row.first_stage ?? m.table.first_stage;
+    return {
+      retriever: run.retriever,
+      reranker: run.reranker,
+      table: m.table.id,
+      source: m.table.source,
+      row: m.row.model,
+      ...(rr && firstStage ? { firstStage: firstStage.model } : {}),
+      ...(rr && depth !== undefined ? { depth } : {}),
+      metrics,
+      deviations,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The comparison with the paper, or undefined when the dataset is not a pinned release (then the
+ * published numbers do not apply). `releases` defaults to the pinned SkillRet releases.
+ */
+export function paperReport(res: ExperimentResult, releases: readonly SkillretRelease[] = SKILLRET_RELEASES): PaperReport | undefined {
+  const match = matchPinnedRelease(res.dataset.files, releases);
+  if (!match) return undefined;
+  const version = PAPER_SPLITS.find((s) => s === match.release.version);
+  const runs: PaperRunComparison[] = [];
+  if (version !== undefined) {
+    for (const run of res.runs) {
+      const c = compareRun(res, run, version);
+      if (c) runs.push(c);
+    }
+  }
+  return { match, version, runs, common: commonDeviations(res) };
+}
+
+/** The `paper` block of one run's metrics.json, or undefined when that run has no published counterpart. */
+export function paperJson(report: PaperReport | undefined, run: { retriever: string; reranker: string }): Record<string, unknown> | undefined {
+  const c = report?.runs.find((x) => x.retriever === run.retriever && x.reranker === run.reranker);
+  if (!report || !c) return undefined;
+  const { release } = report.match;
+  return {
+    release: release.version,
+    repo: release.repo,
+    revision: release.revision,
+    table: c.table,
+    row: c.row,
+    ...(c.firstStage !== undefined ? { first_stage: c.firstStage } : {}),
+    ...(c.depth !== undefined ? { depth: c.depth } : {}),
+    units: 'percent',
+    published: Object.fromEntries(c.metrics.map((m) => [m.metric, m.published])),
+    delta: Object.fromEntries(c.metrics.map((m) => [m.metric, m.delta])),
+    deviations: [...report.common, ...c.deviations],
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The "Published results (paper, <version>)" section of summary.md: each run that has a published
+ * counterpart, its value, the published value and the difference (src/paper/compare.ts), or one line
+ * saying the published numbers do not apply when the dataset is not a pinned release.
+ */
+import type { SkillretRelease } from '../data/hub.js';
+import { formatFixed, formatPercent } from '../metrics/round.js';
+import type { PaperReport } from '../paper/compare.js';
+import { escapeMd, mdTable } from './markdown.js';
+
+const signed = (x: number) => {
+  const s = formatFixed(x === 0 ? 0 : x, 2);
+  return s.startsWith('-') ? s : `+${s}`;
+};
+
+/**
+ * The section (or its one-line stand-in). `measureOrder` orders the metric columns (the run's key
+ * order); `releases` names what a pinned release would have been.
+ */
+export function renderPaperSection(report: PaperReport | undefined, measureOrder: readonly string[], releases: readonly SkillretRelease[]): string {
+  if (!report) {
+    const which = [...new Set(releases.map((r) => r.version))].join(', ');
+    return `Published paper numbers: not comparable, the dataset files are not a pinned SkillRet release${which ? ` (${escapeMd(which)} test split)` : ''}.\n`;
+  }
+  const { release, split } = report.match;
+  const title = `## Published results (paper, ${escapeMd(release.version)})\n`;
+  const pin = `The dataset files are the pinned SkillRet ${escapeMd(release.version)} ${escapeMd(split)} split (${escapeMd(release.repo)}@${release.revision.slice(0, 12)}, SHA-256 checked).`;
+  if (report.runs.length === 0) {
+    return `${title}\n${pin} No run here has a published counterpart (BM25, a paper embedder preset, or a paper reranker preset over a published first stage at its depth).\n`;
+  }
+  const present = new Set(report.runs.flatMap((c) => c.metrics.map((m) => m.metric)));
+  const cols = [...measureOrder.filter((k) => present.has(k)), ...[...present].filter((k) => !measureOrder.includes(k)).sort()];
+  const rows: string[][] = [];
+  for (const c of report.runs) {
+    const by = new Map(c.metrics.map((m) => [m.metric, m]));
+    const cell = (f: (m: (typeof c.metrics)[number]) => string) => cols.map((k) => (by.has(k) ? f(by.get(k)!) : '–'));
+    const over = c.firstStage !== undefined ? ` over ${escapeMd(c.firstStage)}${c.depth !== undefined ? ` top ${c.depth}` : ''}` : '';
+    rows.push([`${escapeMd(c.retriever)} / ${escapeMd(c.reranker)}`, `${escapeMd(c.row)}${over} (${escapeMd(c.table)})`, 'yours', ...cell((m) => formatPercent(m.yours))]);
+    rows.push(['', '', 'paper', ...cell((m) => formatFixed(m.published, m.decimals))]);
+    rows.push(['', '', 'Δ', ...cell((m) => signed(m.delta))]);
+  }
+  const out = [
+    title,
+    `${pin} Yours and published in percent (published values with their published decimals), Δ = yours − published in points. All tables: \`skillret-eval paper --split ${escapeMd(release.version)}\`.\n`,
+    mdTable(['Run', 'Published row (table)', '', ...cols], rows, ['l', 'l', 'l', ...cols.map(() => 'r' as const)]),
+  ];
+  const dev = report.runs.filter((c) => c.deviations.length > 0).map((c) => `${escapeMd(c.retriever)} / ${escapeMd(c.reranker)}: ${c.deviations.map(escapeMd).join('; ')}`);
+  if (report.common.length > 0) dev.unshift(`every run: ${report.common.map(escapeMd).join('; ')}`);
+  if (dev.length > 0) out.push(`Setup differs from the paper's: ${dev.join('. ')}.\n`);
+  return out.join('\n');
+}
