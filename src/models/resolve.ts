@@ -18,6 +18,9 @@ import { join, resolve as resolvePath } from 'node:path';
 import { env } from '@huggingface/transformers';
 import { UserError } from '../core/errors.js';
 import { offlineFromEnv } from '../util/paths.js';
+import { closest, distance } from 'fastest-levenshtein';
+import { EMBEDDER_PRESETS } from './embedder-presets.js';
+import { RERANKER_PRESETS } from './reranker-presets.js';
 
 export interface ModelLocationOptions {
   /** No network access (the --offline flag); SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1 also force it. */
@@ -126,9 +129,12 @@ export function resolveModel(ref: string, o: ModelLocationOptions): ResolvedMode
   }
 
   if (isDir(asPath)) throw new UserError(`model "${trimmed}": folder ${asPath} has no config.json`);
+  const names = [...EMBEDDER_PRESETS.map((p) => p.name), ...RERANKER_PRESETS.map((p) => p.name)];
+  const near = closest(trimmed, names);
+  const hint = distance(trimmed.toLowerCase(), near.toLowerCase()) <= 3 ? ` (did you mean the preset "${near}"?)` : ' (presets: skillret-eval models list)';
   throw new UserError(
-    `model "${trimmed}": not a folder with config.json, not a model under ${resolvePath(o.modelsDir)}, ` +
-      `and not a hub id "org/name[@revision]"`,
+    `model "${trimmed}": not a preset, not a folder with config.json, not a model under ${resolvePath(o.modelsDir)}, ` +
+      `and not a hub id "org/name[@revision]"${hint}`,
   );
 }
 
