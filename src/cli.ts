@@ -31,6 +31,8 @@ export function buildProgram(write: (s: string) => void): Command {
     .name('skillret-eval')
     .description('Benchmark runner for skill retrieval (SkillRet protocol): BM25, dense ONNX embedders, rerankers, trec_eval-exact metrics.')
     .version(toolInfo().version)
+    // Program options (-V/--version, -h) only before a command, so `data fetch --version v1.0` is the command's.
+    .enablePositionalOptions()
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: write, writeErr: (s) => void process.stderr.write(s) });
 
@@ -103,6 +105,22 @@ export function buildProgram(write: (s: string) => void): Command {
     .action(async (opts: { force?: boolean }) => {
       const { buildModelsCommand } = await import('./models/glove/convert.js');
       write(await buildModelsCommand({ force: Boolean(opts.force) }));
+    });
+
+  const data = program.command('data').description('datasets');
+  data
+    .command('fetch')
+    .description('download a pinned SkillRet split into the cache, verify its SHA-256 and print the folder and the config lines to use it')
+    .addOption(new Option('--version <version>', 'pinned SkillRet release (default v1.1)').choices(['v1.1', 'v1.0']))
+    .option('--repo <repo>', 'another dataset repository (owner/name), with --revision')
+    .option('--revision <rev>', 'a 40-hex commit or a tag of --repo')
+    .option('--split <split>', 'split', 'test')
+    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR or <checkout>/.cache)')
+    .option('--endpoint <url>', 'hub base URL (default: $HF_ENDPOINT or https://huggingface.co)')
+    .option('--offline', 'no network: report a complete cache, refuse a missing file (also SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1)')
+    .action(async (opts: { version?: string; repo?: string; revision?: string; split: string; cacheDir?: string; endpoint?: string; offline?: boolean }) => {
+      const { dataFetchCommand } = await import('./commands/data.js');
+      write(await dataFetchCommand({ ...opts, log: (line) => void process.stderr.write(`${line}\n`) }));
     });
   return program;
 }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { closest, distance } from 'fastest-levenshtein';
 import { UserError } from '../core/errors.js';
 import { urlProblem, type EndpointConfig } from '../remote/endpoint.js';
+import { DEFAULT_NORM, DEFAULT_RRF_K } from '../fusion/fuse.js';
 
 const id = z
   .string()
@@ -100,7 +101,23 @@ const runSchema = z.strictObject({
   top_k: posInt.default(20),
 });
 
-const retrieverSchema = z.discriminatedUnion('type', [bm25Schema, denseSchema, runSchema]);
+/**
+ * Hybrid fusion of retrievers listed earlier (src/fusion/). `rrf_k` only with rrf, `norm` only
+ * with combsum/combmnz; parseConfig fills the defaults (60, min-max) in. The fusion sees only
+ * each input's top_k candidates; its own top_k may be larger or smaller than theirs.
+ */
+const fusionSchema = z.strictObject({
+  id,
+  type: z.literal('fusion'),
+  inputs: z.array(z.string().min(1)).min(2),
+  method: z.enum(['rrf', 'combsum', 'combmnz']),
+  rrf_k: z.number().min(0).optional(),
+  norm: z.enum(['min-max', 'z', 'none']).optional(),
+  weights: z.array(z.number().min(0)).optional(),
+  top_k: posInt.default(20),
+});
+
+const retrieverSchema = z.discriminatedUnion('type', [bm25Schema, denseSchema, runSchema, fusionSchema]);
 
 const noneRerankerSchema = z.strictObject({ id, type: z.literal('none') });
 const modelRerankerBase = {
@@ -155,6 +172,9 @@ const configSchema = z
       if (j !== undefined) ctx.addIssue({ code: 'custom', path: ['retrievers', i, 'id'], message: `duplicate retriever id "${r.id}" (also retrievers[${j}])` });
       seen.set(r.id, i);
     });
+    c.retrievers.forEach((r, i) => {
+      if (r.type === 'fusion') checkFusion(r, i, c.retrievers, ctx);
+    });
     const seenR = new Map<string, number>();
     c.rerankers.forEach((r, i) => {
       const j = seenR.get(r.id);
@@ -173,6 +193,43 @@ const configSchema = z
       }
     });
   });
+
+/** A fusion's inputs must name distinct retrievers listed before it; weights match inputs; rrf_k/norm fit the method. */
+function checkFusion(r: z.infer<typeof fusionSchema>, i: number, all: readonly { id: string }[], ctx: z.core.$RefinementCtx<unknown>): void {
+  const at = (...p: (string | number)[]) => ['retrievers', i, ...p];
+  const earlierIds = all.slice(0, i).map((e) => e.id);
+  const seen = new Map<string, number>();
+  r.inputs.forEach((input, j) => {
+    const dup = seen.get(input);
+    if (dup !== undefined) ctx.addIssue({ code: 'custom', path: at('inputs', j), message: `"${input}" is listed twice (also inputs[${dup}])` });
+    seen.set(input, j);
+    if (earlierIds.includes(input)) return;
+    const later = all.findIndex((e, k) => k >= i && e.id === input);
+    if (input === r.id) ctx.addIssue({ code: 'custom', path: at('inputs', j), message: `a fusion cannot take itself as an input` });
+    else if (later >= 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: at('inputs', j),
+        message: `"${input}" is listed after this fusion (retrievers[${later}]); a fusion reads runs already computed, so list its inputs before it`,
+      });
+    else if (earlierIds.length === 0)
+      ctx.addIssue({ code: 'custom', path: at('inputs', j), message: `unknown retriever "${input}": no retriever is listed before this fusion (list its inputs first)` });
+    else
+      ctx.addIssue({
+        code: 'custom',
+        path: at('inputs', j),
+        message: `"${input}" is not a retriever listed before this fusion${suggest(input, earlierIds)}`,
+      });
+  });
+  if (r.weights !== undefined && r.weights.length !== r.inputs.length)
+    ctx.addIssue({ code: 'custom', path: at('weights'), message: `expected one weight per input (${r.inputs.length}), got ${r.weights.length}` });
+  else if (r.weights !== undefined && !r.weights.some((w) => w > 0))
+    ctx.addIssue({ code: 'custom', path: at('weights'), message: 'at least one weight must be positive' });
+  if (r.method === 'rrf' && r.norm !== undefined)
+    ctx.addIssue({ code: 'custom', path: at('norm'), message: 'applies to combsum and combmnz only (rrf uses ranks, not scores)' });
+  if (r.method !== 'rrf' && r.rrf_k !== undefined)
+    ctx.addIssue({ code: 'custom', path: at('rrf_k'), message: `applies to method rrf only (this fusion is ${r.method})` });
+}
 
 export type RawConfig = z.infer<typeof configSchema>;
 export type RetrieverConfig = RawConfig['retrievers'][number];
@@ -218,7 +275,7 @@ function allowedKeysAt(value: unknown, path: readonly PropertyKey[]): string[] {
     return def?.shape ? Object.keys(def.shape) : [];
   };
   if (section === 'retrievers' && path.length === 2) {
-    const opts = { bm25: bm25Schema, dense: denseSchema, run: runSchema } as Record<string, z.ZodType>;
+    const opts = { bm25: bm25Schema, dense: denseSchema, run: runSchema, fusion: fusionSchema } as Record<string, z.ZodType>;
     const s = typeof type === 'string' ? opts[type] : undefined;
     return s ? keysOf(s) : [...new Set(Object.values(opts).flatMap(keysOf))];
   }
@@ -361,10 +418,19 @@ export function parseConfig(text: string, file: string): Config {
     file: resolve(file),
     text,
     dataset: { ...c.dataset, ...(c.dataset.path !== undefined ? { path: abs(c.dataset.path) } : {}) },
-    retrievers: c.retrievers.map((r) => (r.type === 'run' ? { ...r, path: abs(r.path) } : r)),
+    retrievers: c.retrievers.map((r) => (r.type === 'run' ? { ...r, path: abs(r.path) } : r.type === 'fusion' ? withFusionDefaults(r) : r)),
     ...(c.cache_dir !== undefined ? { cache_dir: abs(c.cache_dir) } : {}),
     output: abs(c.output),
     k: [...new Set(c.k)].sort((a, b) => a - b),
+  };
+}
+
+/** A fusion retriever with its method's defaults filled in (rrf_k 60, or norm min-max; weights all 1). */
+function withFusionDefaults(r: z.infer<typeof fusionSchema>): z.infer<typeof fusionSchema> {
+  return {
+    ...r,
+    ...(r.method === 'rrf' ? { rrf_k: r.rrf_k ?? DEFAULT_RRF_K } : { norm: r.norm ?? DEFAULT_NORM }),
+    weights: r.weights ?? r.inputs.map(() => 1),
   };
 }
 

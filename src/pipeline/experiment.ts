@@ -146,7 +146,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   for (const r of config.retrievers) {
     ctx.log(`retrieval: ${r.id} (${r.type})`);
     t = stopwatch();
-    const out = await runFirstStage(ctx, r, docs, queries, configDir);
+    const out = await runFirstStage(ctx, r, docs, queries, configDir, firstStages);
     const seconds = t();
     firstStages.set(r.id, out);
     const { id: _id, ...params } = r;

@@ -1,6 +1,7 @@
 /**
  * First-stage retrieval: turns one retriever config into a Run over every
  * evaluated query (a query with no hits is present with an empty list).
+ * A fusion retriever fuses the runs of retrievers computed before it.
  */
 import { resolve, isAbsolute } from 'node:path';
 import type { Query, Run, ScoredDoc } from '../core/types.js';
@@ -14,6 +15,7 @@ import { denseRetrieve } from '../retrieval/dense/retriever.js';
 import { remoteDenseRetrieve } from '../retrieval/dense/remote-retriever.js';
 import { endpointFromConfig } from './config.js';
 import { modelsDir } from '../util/paths.js';
+import { fuse, DEFAULT_NORM, DEFAULT_RRF_K, type FusionSpec } from '../fusion/fuse.js';
 
 export interface Doc {
   id: string;
@@ -47,8 +49,12 @@ export async function runFirstStage(
   docs: readonly Doc[],
   queries: readonly Query[],
   configDir: string,
+  /** First stages already computed, by retriever id (the inputs of a fusion). */
+  earlier: ReadonlyMap<string, FirstStageOutput> = new Map(),
 ): Promise<FirstStageOutput> {
   switch (r.type) {
+    case 'fusion':
+      return fusionStage(r, queries, earlier);
     case 'bm25': {
       const out = await bm25Stage(ctx, { k1: r.k1, b: r.b, topK: r.top_k }, docs, queries.map((q) => ({ id: q.id, text: q.text })));
       return { run: completeRun(out.run, queries, r.top_k), info: { type: 'bm25', k1: r.k1, b: r.b, top_k: r.top_k, ...out.info } };
@@ -130,4 +136,40 @@ export async function runFirstStage(
       };
     }
   }
+}
+
+type FusionConfig = Extract<RetrieverConfig, { type: 'fusion' }>;
+
+/**
+ * Fuses the runs of the inputs as they were computed and evaluated (for an HNSW input, its
+ * approximate run); nothing is recomputed. Each input contributes only its top_k candidates.
+ */
+export function fusionStage(r: FusionConfig, queries: readonly Query[], earlier: ReadonlyMap<string, FirstStageOutput>): FirstStageOutput {
+  const inputs = r.inputs.map((id, j) => {
+    const out = earlier.get(id);
+    if (!out) throw new UserError(`retrievers.${r.id}.inputs[${j}]: "${id}" has not been computed before this fusion (list it earlier)`);
+    return out;
+  });
+  const weights = r.weights ?? r.inputs.map(() => 1);
+  const spec: FusionSpec =
+    r.method === 'rrf'
+      ? { method: 'rrf', rrfK: r.rrf_k ?? DEFAULT_RRF_K, weights, topK: r.top_k }
+      : { method: r.method, norm: r.norm ?? DEFAULT_NORM, weights, topK: r.top_k };
+  const run = completeRun(fuse(inputs.map((x) => x.run), spec), queries, r.top_k);
+  let candidates = 0;
+  for (const q of queries) candidates += new Set(inputs.flatMap((x) => (x.run.get(q.id) ?? []).map((d) => d.docId))).size;
+  return {
+    run,
+    info: {
+      type: 'fusion',
+      method: r.method,
+      inputs: r.inputs,
+      ...(spec.method === 'rrf' ? { rrf_k: spec.rrfK } : { norm: spec.norm }),
+      weights,
+      top_k: r.top_k,
+      input_candidates_max: Object.fromEntries(r.inputs.map((id, j) => [id, Math.max(0, ...[...inputs[j]!.run.values()].map((l) => l.length))])),
+      candidates_per_query: queries.length ? candidates / queries.length : 0,
+      note: "fusion sees only each input's top_k candidates",
+    },
+  };
 }

@@ -33,6 +33,10 @@ function describeRetriever(r: RetrieverConfig): string {
     }
     case 'run':
       return `saved run ${r.path} (top_k=${r.top_k})`;
+    case 'fusion': {
+      const p = r.method === 'rrf' ? `rrf_k=${r.rrf_k}` : `norm=${r.norm}`;
+      return `fusion ${r.method} of ${r.inputs.join(' + ')} (${p}, weights=[${(r.weights ?? []).join(', ')}], top_k=${r.top_k})`;
+    }
   }
 }
 
