@@ -197,10 +197,13 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
         { name: 'Completeness', k: rr.depth },
       ];
       const ceiling = evaluate(dataset.qrels, fs.run, ceilingMeasures).aggregate;
+      ctx.log(`on/off significance: ${r.id}/${rr.id} vs ${r.id}/none (${config.stats.iterations} iterations × ${keys.length} metrics)`);
+      t = stopwatch();
       const attr = attribution(baseEval.get(r.id)!.perQuery, evaluation.perQuery, keys, {
         seed: config.stats.seed,
         iterations: config.stats.iterations,
       });
+      timings[`significance:${rr.id}:${r.id}`] = t();
       runs.push({ retriever: r.id, reranker: rr.id, run, evaluation, onOff: { depth: rr.depth, base: baseEval.get(r.id)!, ceiling, attribution: attr } });
     }
     await reranker.dispose?.();
