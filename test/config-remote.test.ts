@@ -1,8 +1,8 @@
 /** Config keys of remote inference servers: dense `endpoint:` and the `remote` reranker. */
 import { describe, expect, it } from 'vitest';
+import { configError } from './helpers/cli.js';
 import { parseConfig, endpointFromConfig } from '../src/pipeline/config.js';
 import { formatPlan } from '../src/pipeline/plan.js';
-import { UserError } from '../src/core/errors.js';
 
 const base = (retriever: string, reranker = '{ id: none }') => `name: remote
 dataset: { path: ../data/mini }
@@ -20,17 +20,7 @@ const dense = (endpoint: string, extra = '') => `  - id: e5
 
 const remoteReranker = (endpoint: string) => `{ id: rr, type: remote, model: BAAI/bge-reranker-v2-m3, depth: 10, endpoint: ${endpoint} }`;
 
-function err(text: string): string {
-  try {
-    parseConfig(text, '/cfg/x.yaml');
-  } catch (e) {
-    expect(e).toBeInstanceOf(UserError);
-    const m = (e as Error).message;
-    expect(m).not.toContain('\n');
-    return m;
-  }
-  throw new Error('expected a UserError');
-}
+const err = (text: string): string => configError(text);
 
 describe('config: remote endpoints', () => {
   it('accepts a dense endpoint and a remote reranker, keeping the local keys optional', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { configError } from './helpers/cli.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, parseConfig, formatKeyPath } from '../src/pipeline/config.js';
 import { planRuns, formatPlan } from '../src/pipeline/plan.js';
-import { UserError } from '../src/core/errors.js';
 
 const minimal = `name: quickstart
 dataset: { path: ../data/mini, split: test }
@@ -16,17 +16,7 @@ rerankers:
 output: ../results/quickstart
 `;
 
-function err(text: string): string {
-  try {
-    parseConfig(text, '/cfg/x.yaml');
-  } catch (e) {
-    expect(e).toBeInstanceOf(UserError);
-    const m = (e as Error).message;
-    expect(m).not.toContain('\n');
-    return m;
-  }
-  throw new Error('expected a UserError');
-}
+const err = (text: string): string => configError(text);
 
 describe('config', () => {
   it('accepts the contract config and resolves paths against the config folder', () => {

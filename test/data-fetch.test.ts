@@ -4,14 +4,14 @@
  * from the cache, offline refusal, and option errors.
  */
 import { createHash } from 'node:crypto';
+import { runCli } from './helpers/cli.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../src/core/errors.js';
 import { dataFetchCommand, type DataFetchOptions } from '../src/commands/data.js';
 import type { SkillretRelease } from '../src/data/hub.js';
-import { main } from '../src/cli.js';
 import { cleanupTemp, jsonl, makeTempDir } from './fixtures/data/make-dataset.js';
 
 const REPO = 'owner/SKILLSET';
@@ -69,19 +69,7 @@ async function userError(p: Promise<unknown>): Promise<string> {
   throw new Error('expected a UserError, got success');
 }
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    return { code: await main(args, (s) => void (out += s)), out, err };
-  } finally {
-    spy.mockRestore();
-  }
-}
+const cli = runCli;
 
 describe('data fetch', () => {
   it('downloads, reports bytes and SHA-256 of each file, then serves a second call from the cache', async () => {

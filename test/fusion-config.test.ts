@@ -1,8 +1,8 @@
 /** The `type: fusion` retriever in the config: defaults, and one-line errors with key path, line and suggestion. */
 import { describe, expect, it } from 'vitest';
+import { configError } from './helpers/cli.js';
 import { parseConfig } from '../src/pipeline/config.js';
 import { formatPlan } from '../src/pipeline/plan.js';
-import { UserError } from '../src/core/errors.js';
 
 const base = (fusion: string, more = '') => `name: t
 dataset: { path: ../data/mini }
@@ -13,17 +13,7 @@ ${fusion}
 ${more}output: ./out
 `;
 
-function err(text: string): string {
-  try {
-    parseConfig(text, '/cfg/x.yaml');
-  } catch (e) {
-    expect(e).toBeInstanceOf(UserError);
-    const m = (e as Error).message;
-    expect(m).not.toContain('\n');
-    return m;
-  }
-  throw new Error('expected a UserError');
-}
+const err = (text: string): string => configError(text);
 
 describe('fusion config', () => {
   it('fills the method defaults: rrf_k 60 for rrf, norm min-max for combsum/combmnz, weights all 1', () => {

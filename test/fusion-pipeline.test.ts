@@ -4,11 +4,11 @@
  * the inputs' written runs, a reranker over the fusion, byte-identical reruns. Then BM25 vs GloVe
  * vs RRF NDCG@10 on the shared SkillRet sample (measured and printed, not asserted).
  */
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main } from '../src/cli.js';
 import { readTrecRun } from '../src/formats/trec-run.js';
 import { rrf } from '../src/fusion/rrf.js';
 import { trecOrder } from '../src/metrics/rank.js';
@@ -16,19 +16,7 @@ import { SAMPLE_DIR, sampleExists } from './helpers/shared.js';
 
 const root = resolve(__dirname, '..');
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    return { code: await main(args, (s) => void (out += s)), out, err };
-  } finally {
-    spy.mockRestore();
-  }
-}
+const cli = runCli;
 
 /** configs/hybrid-rrf.yaml pointed at a temp output and cache, with `extra` appended to the rerankers. */
 function hybridIn(dir: string, rerankers = ''): string {

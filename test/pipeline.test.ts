@@ -2,11 +2,11 @@
  * The `run` pipeline end to end on the bundled fixture with BM25: the results
  * folder contract, byte-identical reruns, atomicity, and one-line errors.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main } from '../src/cli.js';
 
 const root = resolve(__dirname, '..');
 
@@ -27,20 +27,7 @@ ${extra}`,
   return f;
 }
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await main(args, (s) => void (out += s));
-    return { code, out, err };
-  } finally {
-    spy.mockRestore();
-  }
-}
+const cli = runCli;
 
 function walk(dir: string): string[] {
   const out: string[] = [];

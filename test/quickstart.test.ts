@@ -4,29 +4,17 @@
  * GloVe MaxSim scorer), its reruns from the cache, reranking a saved run with no
  * embedder, and a run killed while encoding that resumes to the same results.
  */
-import { describe, expect, it, vi, beforeAll } from 'vitest';
+import { describe, expect, it, beforeAll } from 'vitest';
+import { runCli } from './helpers/cli.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main } from '../src/cli.js';
 
 const root = resolve(__dirname, '..');
 const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl'];
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    return { code: await main(args, (s) => void (out += s)), out, err };
-  } finally {
-    spy.mockRestore();
-  }
-}
+const cli = runCli;
 
 /** The quickstart config, pointed at a temp output and cache. */
 function quickstartIn(dir: string): string {

@@ -4,11 +4,11 @@
  * rerun that sends no request and writes byte-identical results, the key nowhere in the
  * output, one-line errors for a bad key and for a non-loopback server offline.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main } from '../src/cli.js';
 import { setBackoffForTesting } from '../src/remote/http.js';
 import { startFakeServer, type FakeServer } from './helpers/remote-server.js';
 
@@ -17,19 +17,7 @@ const KEY = 'sk-pipe-Vb3nR8eQ5u-secret';
 const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl'];
 const RUNS = ['remote-e5/none', 'remote-e5/remote-rr'];
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    return { code: await main(args, (s) => void (out += s)), out, err };
-  } finally {
-    spy.mockRestore();
-  }
-}
+const cli = runCli;
 
 function configIn(dir: string, url: string, rerankUrl: string): string {
   const f = join(dir, 'remote.yaml');

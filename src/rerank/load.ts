@@ -12,7 +12,7 @@ import { UserError } from '../core/errors.js';
 import { writeJsonAtomic } from '../util/atomic.js';
 import { sha256File, sha256Hex, stableStringify } from '../util/hash.js';
 
-import { DTYPE_SUFFIX, checkDtype, onnxFileFor } from '../models/dtype.js';
+import { DTYPE_SUFFIX, onnxFileFor } from '../models/dtype.js';
 
 /** Files a transformers.js reranker folder must hold for `dtype`. */
 export function requiredFiles(dtype: string): string[] {
