@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { isUserError, UserError } from './core/errors.js';
-import { toolInfo } from './pipeline/manifest.js';
+import { packageInfo } from './pipeline/manifest.js';
 
 function parseKs(s: string): number[] {
   const ks = s.split(',').map((x) => x.trim());
@@ -30,7 +30,7 @@ export function buildProgram(write: (s: string) => void): Command {
   program
     .name('skillret-eval')
     .description('Benchmark runner for skill retrieval (SkillRet protocol): BM25, dense ONNX embedders, rerankers, trec_eval-exact metrics.')
-    .version(toolInfo().version)
+    .version(packageInfo().version)
     // Program options (-V/--version, -h) only before a command, so `data fetch --version v1.0` is the command's.
     .enablePositionalOptions()
     .showSuggestionAfterError(true)

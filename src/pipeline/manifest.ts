@@ -18,10 +18,16 @@ export interface ToolInfo {
 
 let tool: ToolInfo | undefined;
 
+/** name and version from package.json (cheap: no git). */
+export function packageInfo(): { name: string; version: string } {
+  return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { name: string; version: string };
+}
+
+/** Tool version and git commit, for the manifest (runs git once per process). */
 export function toolInfo(): ToolInfo {
   if (tool) return tool;
   const root = packageRoot();
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+  const pkg = packageInfo();
   let commit: string | null = null;
   let dirty: boolean | null = null;
   try {
