@@ -5,11 +5,11 @@
  * +.1 +.05 −.2 +.15 +.2 0 +.15 +.05 −.1 +.2 → helped 7, hurt 2 (q-02 −0.2, q-08 −0.1), unchanged 1.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { userError } from './helpers/cli.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareCommand } from '../src/commands/compare.js';
-import { UserError } from '../src/core/errors.js';
 
 const A10 = [0.5, 0.2, 0.9, 0.4, 0.7, 0.1, 0.3, 0.8, 0.6, 0.0];
 const B10 = [0.6, 0.25, 0.7, 0.55, 0.9, 0.1, 0.45, 0.85, 0.5, 0.2];
@@ -33,17 +33,6 @@ function put(name: string, text: string): string {
   writeFileSync(join(dir, 'per-query.jsonl'), text);
   return dir;
 }
-async function userError(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(UserError);
-  const msg = (e as Error).message;
-  expect(msg).not.toContain('\n');
-  return msg;
-}
-
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'compare-'));
   dirA = put('a', runFile(A5, A10));

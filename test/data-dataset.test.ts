@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
+import { userError } from './helpers/cli.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UserError } from '../src/core/errors.js';
 import { loadDataset, loadGold, type DatasetOptions } from '../src/data/dataset.js';
 import { cleanupTemp, jsonl, makeDataset, makeTempDir, type DatasetFiles } from './fixtures/data/make-dataset.js';
 
@@ -10,17 +10,6 @@ afterAll(cleanupTemp);
 
 const S = (id: string, extra: Record<string, unknown> = {}) => ({ id, name: `n-${id}`, description: `d-${id}`, skill_md: `md-${id}`, ...extra });
 const SKILLS = [S('s1'), S('s2'), S('s3'), S('s4')];
-
-async function userError(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (!(e instanceof UserError)) throw e;
-    expect(e.message).not.toContain('\n');
-    return e.message;
-  }
-  throw new Error('expected a UserError, got success');
-}
 
 /** Loads a dataset built from `files`; returns it with the folder and file paths. */
 async function load(files: DatasetFiles, o: Partial<DatasetOptions> = {}) {

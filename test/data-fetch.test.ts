@@ -4,12 +4,12 @@
  * from the cache, offline refusal, and option errors.
  */
 import { createHash } from 'node:crypto';
+import { userError } from './helpers/cli.js';
 import { runCli } from './helpers/cli.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { UserError } from '../src/core/errors.js';
 import { dataFetchCommand, type DataFetchOptions } from '../src/commands/data.js';
 import type { SkillretRelease } from '../src/data/hub.js';
 import { cleanupTemp, jsonl, makeTempDir } from './fixtures/data/make-dataset.js';
@@ -56,17 +56,6 @@ const resolvePath = (repo: string, rev: string, subset: string) => `/datasets/${
 
 function fetchOpts(cacheDir: string, extra: Partial<DataFetchOptions> = {}): DataFetchOptions {
   return { repo: REPO, revision: REV, cacheDir, endpoint: base, offline: false, ...extra };
-}
-
-async function userError(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (!(e instanceof UserError)) throw e;
-    expect(e.message).not.toContain('\n');
-    return e.message;
-  }
-  throw new Error('expected a UserError, got success');
 }
 
 const cli = runCli;

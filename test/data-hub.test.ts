@@ -1,11 +1,11 @@
 import { PROTOCOL_DOC } from './helpers/shared.js';
+import { userError } from './helpers/cli.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { UserError } from '../src/core/errors.js';
 import { loadDataset } from '../src/data/dataset.js';
 import { ensureHubDataset, findRelease, hubFileUrl, SKILLRET_RELEASES, type HubDatasetOptions } from '../src/data/hub.js';
 import { cleanupTemp, jsonl, makeTempDir } from './fixtures/data/make-dataset.js';
@@ -125,17 +125,6 @@ afterEach(() => {
 
 function opts(cacheDir: string, extra: Partial<HubDatasetOptions> = {}): HubDatasetOptions {
   return { repo: REPO, revision: REV, split: 'test', endpoint: hub.base, cacheDir, offline: false, ...extra };
-}
-
-async function userError(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (!(e instanceof UserError)) throw e;
-    expect(e.message).not.toContain('\n');
-    return e.message;
-  }
-  throw new Error('expected a UserError, got success');
 }
 
 /** Every file under a folder, recursively (relative paths). */

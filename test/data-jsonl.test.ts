@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
+import { userError } from './helpers/cli.js';
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UserError } from '../src/core/errors.js';
 import { readJsonl, readJsonlFile, type JsonlRecord } from '../src/data/jsonl.js';
 import { cleanupTemp, makeTempDir } from './fixtures/data/make-dataset.js';
 
@@ -19,18 +19,6 @@ async function readAll(path: string, chunkSize?: number) {
   const recs: JsonlRecord[] = [];
   const sum = await readJsonlFile(path, (value, line) => recs.push({ line, value }), chunkSize);
   return { recs, sum };
-}
-
-async function userError(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(UserError);
-    const msg = (e as Error).message;
-    expect(msg).not.toContain('\n');
-    return msg;
-  }
-  throw new Error('expected a UserError, got success');
 }
 
 const sha = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');

@@ -1,7 +1,7 @@
 /** src/remote/http.ts against a real server on 127.0.0.1: retries, Retry-After, timeouts, errors, the key. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { userError as oneLineUserError } from './helpers/cli.js';
 import { createServer } from 'node:net';
-import { UserError } from '../src/core/errors.js';
 import { excerpt, isRetryableStatus, parseRetryAfter, requestJson, setBackoffForTesting, newHttpStats, type HttpTarget } from '../src/remote/http.js';
 import { apiUrl, assertAllowedOffline, isLoopbackHost, publicUrl, resolveEndpoint, urlProblem } from '../src/remote/endpoint.js';
 import { startFakeServer, type FakeServer } from './helpers/remote-server.js';
@@ -9,17 +9,11 @@ import { startFakeServer, type FakeServer } from './helpers/remote-server.js';
 const KEY = 'sk-test-Zq81hV0pX3-remote-http';
 let server: FakeServer;
 
+/** A one-line UserError that never shows the API key. */
 async function userError(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(UserError);
-    const m = (e as Error).message;
-    expect(m).not.toContain('\n');
-    expect(m).not.toContain(KEY);
-    return m;
-  }
-  throw new Error('expected a UserError');
+  const m = await oneLineUserError(p);
+  expect(m).not.toContain(KEY);
+  return m;
 }
 
 const target = (o: Partial<HttpTarget> = {}): HttpTarget => ({ label: 'retrievers.x.endpoint', timeoutS: 5, maxRetries: 3, ...o });

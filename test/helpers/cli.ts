@@ -1,6 +1,6 @@
 /**
- * Test helpers for the CLI and the config: run `main()` in process capturing stdout and
- * stderr, and get the one-line message of a config that must be refused.
+ * Test helpers for the CLI and user errors: run `main()` in process capturing stdout and
+ * stderr, and get the one-line message of a UserError that a call or a config must raise.
  */
 import { expect, vi } from 'vitest';
 import { main } from '../../src/cli.js';
@@ -39,4 +39,17 @@ export function configError(text: string, file = '/cfg/x.yaml'): string {
     return m;
   }
   throw new Error('expected a UserError');
+}
+
+/** The message of the UserError `p` must reject with (asserted to be one line). */
+export async function userError(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(UserError);
+    const m = (e as Error).message;
+    expect(m).not.toContain('\n');
+    return m;
+  }
+  throw new Error('expected a UserError, got success');
 }
