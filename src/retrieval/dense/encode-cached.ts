@@ -27,6 +27,32 @@ export interface EncodeStats {
   seconds: number;
 }
 
+/** Cache accounting of one dense stage (documents + queries), as recorded in the manifest. */
+export interface StageCacheInfo {
+  enabled: boolean;
+  hits: number;
+  misses: number;
+  corruptChunks: number;
+  documents: { hits: number; misses: number };
+  queries: { hits: number; misses: number };
+}
+
+export function stageCacheInfo(enabled: boolean, d: EncodeStats, q: EncodeStats): StageCacheInfo {
+  return {
+    enabled,
+    hits: d.hits + q.hits,
+    misses: d.misses + q.misses,
+    corruptChunks: d.corruptChunks + q.corruptChunks,
+    documents: { hits: d.hits, misses: d.misses },
+    queries: { hits: q.hits, misses: q.misses },
+  };
+}
+
+/** Items per second, or null when nothing was timed. */
+export function rate(n: number, seconds: number | undefined): number | null {
+  return seconds !== undefined && seconds > 0 && n > 0 ? n / seconds : null;
+}
+
 interface EncodeCommon {
   cache: EmbeddingCacheOptions;
   progress?: ProgressFactory;

@@ -26,7 +26,7 @@ import { RemoteEncoder } from '../../remote/encoder.js';
 import { assertAllowedOffline, publicUrl, resolveEndpoint, type EmbeddingApi, type EndpointConfig } from '../../remote/endpoint.js';
 import { EmbeddingCache, remoteEmbeddingConfigKey, textKey } from './cache.js';
 import type { Role } from './embedder.js';
-import { encodeTextsWithCache } from './encode-cached.js';
+import { encodeTextsWithCache, rate, stageCacheInfo, type StageCacheInfo } from './encode-cached.js';
 import { toMatrix } from './index-exact.js';
 import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
 
@@ -66,14 +66,7 @@ export interface RemoteDenseInfo {
   ignoredOptions: string[];
   dims: number;
   requests: { sent: number; retries: number };
-  cache: {
-    enabled: boolean;
-    hits: number;
-    misses: number;
-    corruptChunks: number;
-    documents: { hits: number; misses: number };
-    queries: { hits: number; misses: number };
-  };
+  cache: StageCacheInfo;
   throughput: { docsPerSec: number | null; queriesPerSec: number | null };
   timings: Record<string, number>;
   index: IndexInfo;
@@ -103,10 +96,6 @@ function readMemo(file: string): ServerIdentity | null {
   } catch {
     return null;
   }
-}
-
-function rate(n: number, seconds: number | undefined): number | null {
-  return seconds !== undefined && seconds > 0 && n > 0 ? n / seconds : null;
 }
 
 export async function remoteDenseRetrieve(
@@ -231,14 +220,7 @@ export async function remoteDenseRetrieve(
     ignoredOptions,
     dims: dim,
     requests: { sent: client.stats.requests, retries: client.stats.retries },
-    cache: {
-      enabled: ctx.useCache,
-      hits: d.stats.hits + q.stats.hits,
-      misses: d.stats.misses + q.stats.misses,
-      corruptChunks: d.stats.corruptChunks + q.stats.corruptChunks,
-      documents: { hits: d.stats.hits, misses: d.stats.misses },
-      queries: { hits: q.stats.hits, misses: q.stats.misses },
-    },
+    cache: stageCacheInfo(ctx.useCache, d.stats, q.stats),
     throughput: {
       docsPerSec: rate(d.stats.encoded, d.stats.run?.encodeSeconds),
       queriesPerSec: rate(q.stats.encoded, q.stats.run?.encodeSeconds),

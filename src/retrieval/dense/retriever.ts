@@ -14,7 +14,7 @@ import { describeModel, resolveModel, type ModelLocationOptions, type ResolvedMo
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import { sha256Hex } from '../../util/hash.js';
 import { Embedder, type EmbedderOptions } from './embedder.js';
-import { encodeWithCache, type EncodeStats } from './encode-cached.js';
+import { encodeWithCache, rate, stageCacheInfo, type EncodeStats, type StageCacheInfo } from './encode-cached.js';
 import { fileSha256, modelFilesSha256 } from './model-hash.js';
 import { toMatrix, type VectorMatrix } from './index-exact.js';
 import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
@@ -70,14 +70,7 @@ export interface DenseInfo {
   modelFiles: { name: string; sha256: string }[];
   tokenizerSha256: string;
   dims: number;
-  cache: {
-    enabled: boolean;
-    hits: number;
-    misses: number;
-    corruptChunks: number;
-    documents: { hits: number; misses: number };
-    queries: { hits: number; misses: number };
-  };
+  cache: StageCacheInfo;
   /** Rates over texts actually encoded (null when all came from the cache). */
   throughput: { docsPerSec: number | null; tokensPerSec: number | null; queriesPerSec: number | null };
   truncation: { documentsTruncated: number; documentsTotal: number; tokensDropped: number; queriesTruncated: number };
@@ -148,10 +141,6 @@ async function tokenizerSha256(folder: string, cacheDir?: string): Promise<strin
     if (existsSync(p)) lines.push(`${f} ${await fileSha256(p, cacheDir)}\n`);
   }
   return sha256Hex(lines.join(''));
-}
-
-function rate(n: number, seconds: number | undefined): number | null {
-  return seconds !== undefined && seconds > 0 && n > 0 ? n / seconds : null;
 }
 
 export async function denseRetrieve(
@@ -243,14 +232,7 @@ export async function denseRetrieve(
       modelFiles: modelHash.files,
       tokenizerSha256: tokHash,
       dims: dim,
-      cache: {
-        enabled: ctx.useCache,
-        hits: d.stats.hits + q.stats.hits,
-        misses: d.stats.misses + q.stats.misses,
-        corruptChunks: d.stats.corruptChunks + q.stats.corruptChunks,
-        documents: { hits: d.stats.hits, misses: d.stats.misses },
-        queries: { hits: q.stats.hits, misses: q.stats.misses },
-      },
+      cache: stageCacheInfo(ctx.useCache, d.stats, q.stats),
       throughput: {
         docsPerSec: rate(d.stats.encoded, d.stats.run?.encodeSeconds),
         tokensPerSec: rate(d.stats.run?.tokens ?? 0, d.stats.run?.encodeSeconds),
