@@ -12,7 +12,7 @@
  */
 import { UserError } from '../core/errors.js';
 import { apiUrl, type EmbeddingApi, type Endpoint } from './endpoint.js';
-import { newHttpStats, requestJson, type HttpStats, type HttpTarget } from './http.js';
+import { httpTarget, newHttpStats, requestJson, type HttpStats, type HttpTarget } from './http.js';
 
 /** What the server says it serves (null where it does not say). */
 export interface ServerIdentity {
@@ -107,16 +107,13 @@ export class RemoteEmbeddingClient {
     /** Config key path of the endpoint, for messages (e.g. `retrievers.e5.endpoint`). */
     label: string,
   ) {
-    this.target = {
+    this.target = httpTarget(
+      endpoint,
       label,
-      timeoutS: endpoint.timeoutS,
-      maxRetries: endpoint.maxRetries,
-      ...(endpoint.apiKeyEnv !== undefined ? { apiKeyEnv: endpoint.apiKeyEnv } : {}),
-      notFoundHint:
-        endpoint.api === 'openai'
-          ? 'for api openai, url is the base the path /embeddings is appended to, e.g. http://host:8000/v1'
-          : 'for api tei, url is the server root, e.g. http://host:8080',
-    };
+      endpoint.api === 'openai'
+        ? 'for api openai, url is the base the path /embeddings is appended to, e.g. http://host:8000/v1'
+        : 'for api tei, url is the server root, e.g. http://host:8080',
+    );
   }
 
   private url(path: string): string {

@@ -36,6 +36,29 @@ export interface Endpoint<A extends RemoteApi = RemoteApi> {
   batchSize: number;
 }
 
+/** What a manifest records of an endpoint: no query string, no secret, only where the key comes from. */
+export interface EndpointRecord<A extends RemoteApi = RemoteApi> {
+  url: string;
+  api: A;
+  auth: string;
+  timeoutS: number;
+  maxRetries: number;
+  concurrency: number;
+  batchSize: number;
+}
+
+export function endpointRecord<A extends RemoteApi>(e: Endpoint<A>, batchSize = e.batchSize): EndpointRecord<A> {
+  return {
+    url: publicUrl(e.url),
+    api: e.api,
+    auth: e.apiKeyEnv !== undefined ? `bearer key from $${e.apiKeyEnv}` : 'none',
+    timeoutS: e.timeoutS,
+    maxRetries: e.maxRetries,
+    concurrency: e.concurrency,
+    batchSize,
+  };
+}
+
 export const ENDPOINT_DEFAULTS = Object.freeze({ timeoutS: 300, maxRetries: 4, concurrency: 4, batchSize: 32 });
 
 /** Config key path of an endpoint setting, for messages (`retrievers.<id>.endpoint.<key>`). */

@@ -44,6 +44,17 @@ export interface HttpTarget {
   notFoundHint?: string;
 }
 
+/** The HTTP target of a resolved endpoint (`label` = its config key path, for messages). */
+export function httpTarget(e: { timeoutS: number; maxRetries: number; apiKeyEnv?: string }, label: string, notFoundHint: string): HttpTarget {
+  return {
+    label,
+    timeoutS: e.timeoutS,
+    maxRetries: e.maxRetries,
+    ...(e.apiKeyEnv !== undefined ? { apiKeyEnv: e.apiKeyEnv } : {}),
+    notFoundHint,
+  };
+}
+
 /** Counters over every request of a client. */
 export interface HttpStats {
   /** HTTP requests sent (retries included). */

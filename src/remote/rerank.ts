@@ -12,7 +12,7 @@
  */
 import { UserError } from '../core/errors.js';
 import { apiUrl, type Endpoint, type RerankApi } from './endpoint.js';
-import { newHttpStats, requestJson, type HttpStats, type HttpTarget } from './http.js';
+import { httpTarget, newHttpStats, requestJson, type HttpStats, type HttpTarget } from './http.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -56,16 +56,13 @@ export class RemoteRerankClient {
     /** Config key path of the endpoint, for messages (e.g. `rerankers.bge.endpoint`). */
     label: string,
   ) {
-    this.target = {
+    this.target = httpTarget(
+      endpoint,
       label,
-      timeoutS: endpoint.timeoutS,
-      maxRetries: endpoint.maxRetries,
-      ...(endpoint.apiKeyEnv !== undefined ? { apiKeyEnv: endpoint.apiKeyEnv } : {}),
-      notFoundHint:
-        endpoint.api === 'cohere'
-          ? 'for api cohere, url is the base the path /rerank is appended to, e.g. http://host:8000/v1'
-          : 'for api tei, url is the server root, e.g. http://host:8080',
-    };
+      endpoint.api === 'cohere'
+        ? 'for api cohere, url is the base the path /rerank is appended to, e.g. http://host:8000/v1'
+        : 'for api tei, url is the server root, e.g. http://host:8080',
+    );
   }
 
   /** One request: a score per document, in input order; higher = more relevant. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { UserError } from '../core/errors.js';
 import type { StageContext } from '../pipeline/context.js';
-import { assertAllowedOffline, publicUrl, resolveEndpoint } from '../remote/endpoint.js';
+import { assertAllowedOffline, endpointRecord, publicUrl, resolveEndpoint } from '../remote/endpoint.js';
 import { RemoteRerankClient } from '../remote/rerank.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 import { offlineFromEnv } from '../util/paths.js';
@@ -91,15 +91,7 @@ export async function createRemoteReranker(ctx: StageContext, spec: RemoteRerank
     id: spec.id,
     type: 'remote',
     model: spec.model,
-    endpoint: {
-      url: publicUrl(endpoint.url),
-      api: endpoint.api,
-      auth: endpoint.apiKeyEnv !== undefined ? `bearer key from $${endpoint.apiKeyEnv}` : 'none',
-      timeoutS: endpoint.timeoutS,
-      maxRetries: endpoint.maxRetries,
-      concurrency: endpoint.concurrency,
-      batchSize: endpoint.batchSize,
-    },
+    endpoint: endpointRecord(endpoint),
     scores: endpoint.api === 'tei' ? 'raw scores (raw_scores: true, inputs truncated by the server)' : 'relevance_score as the server returns it',
   };
 

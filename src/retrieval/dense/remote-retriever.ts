@@ -23,7 +23,7 @@ import { sha256Hex, stableStringify } from '../../util/hash.js';
 import { offlineFromEnv } from '../../util/paths.js';
 import { RemoteEmbeddingClient, type ServerIdentity } from '../../remote/embeddings.js';
 import { RemoteEncoder } from '../../remote/encoder.js';
-import { assertAllowedOffline, publicUrl, resolveEndpoint, type EmbeddingApi, type EndpointConfig } from '../../remote/endpoint.js';
+import { assertAllowedOffline, endpointRecord, publicUrl, resolveEndpoint, type EmbeddingApi, type EndpointConfig, type EndpointRecord } from '../../remote/endpoint.js';
 import { EmbeddingCache, remoteEmbeddingConfigKey, textKey } from './cache.js';
 import type { Role } from './embedder.js';
 import { encodeTextsWithCache, rate, stageCacheInfo, type StageCacheInfo } from './encode-cached.js';
@@ -61,7 +61,7 @@ export interface RemoteDenseInfo {
     server: { model: string | null; revision: string | null; maxInputLength: number | null };
     identity: 'asked' | 'remembered';
   };
-  endpoint: { url: string; api: EmbeddingApi; auth: string; timeoutS: number; maxRetries: number; concurrency: number; batchSize: number };
+  endpoint: EndpointRecord<EmbeddingApi>;
   options: { queryPrefix: string; docPrefix: string; normalize: boolean | 'server default'; topK: number };
   ignoredOptions: string[];
   dims: number;
@@ -207,15 +207,7 @@ export async function remoteDenseRetrieve(
       server: { model: server.model, revision: server.revision, maxInputLength: server.maxInputLength },
       identity,
     },
-    endpoint: {
-      url: publicUrl(endpoint.url),
-      api: endpoint.api,
-      auth: endpoint.apiKeyEnv !== undefined ? `bearer key from $${endpoint.apiKeyEnv}` : 'none',
-      timeoutS: endpoint.timeoutS,
-      maxRetries: endpoint.maxRetries,
-      concurrency: endpoint.concurrency,
-      batchSize,
-    },
+    endpoint: endpointRecord(endpoint, batchSize),
     options: { queryPrefix, docPrefix, normalize: normalize ?? 'server default', topK: spec.topK },
     ignoredOptions,
     dims: dim,
