@@ -3,7 +3,18 @@
  * round(x, d), f"{x:.{d}f}" and f"{x*100:.2f}".
  */
 import { describe, expect, it } from 'vitest';
-import { formatFixed, formatPercent, roundHalfEven } from '../src/metrics/round.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  formatFixed,
+  formatPercent,
+  formatPercentDelta,
+  formatSignedPercent,
+  officialFraction,
+  percentDeltaFromPublished,
+  percentHundredths,
+  roundHalfEven,
+} from '../src/metrics/round.js';
 
 describe('formatFixed = Python f"{x:.{d}f}"', () => {
   it.each([
@@ -85,7 +96,7 @@ describe('roundHalfEven = Python round(x, d)', () => {
   });
 });
 
-describe('formatPercent = Python f"{x*100:.2f}"', () => {
+describe('formatPercent = the official f"{round(mean, 5) * 100:.2f}"', () => {
   it.each([
     [0.46474, '46.47'], // 46.474
     [0.15129, '15.13'], // 15.129000000000001
@@ -97,7 +108,56 @@ describe('formatPercent = Python f"{x*100:.2f}"', () => {
     [1, '100.00'],
     [0, '0.00'],
     [1.5e-5, '0.00'],
+    // the two-step rounding differs from rounding the raw mean once (python: 1.05 vs 1.04)
+    [0.010452961672473868, '1.04'],
+    [0.015648780353319628, '1.57'],
   ])('%s -> %s', (x, want) => {
     expect(formatPercent(x)).toBe(want);
+  });
+
+  // Made by scripts/make-rounding-fixture.py (python3): means from k/n counts, NDCG-like sums and
+  // values at/around the 5-decimal and 2-decimal ties.
+  const fixture = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'rounding', 'official-percent.json'), 'utf8')) as {
+    rows: [string, string, string][];
+  };
+
+  it(`prints every one of ${fixture.rows.length} means exactly as Python does`, () => {
+    expect(fixture.rows.length).toBeGreaterThan(4000);
+    const wrong = fixture.rows.filter(([m, official]) => formatPercent(Number(m)) !== official);
+    expect(wrong).toEqual([]);
+    // the fixture exercises the difference: a few percent of the means print differently when rounded once
+    const differ = fixture.rows.filter(([, official, naive]) => official !== naive).length;
+    expect(differ).toBeGreaterThan(100);
+    expect(fixture.rows.filter(([m, , naive]) => formatFixed(Number(m) * 100, 2) !== naive)).toEqual([]);
+  });
+
+  it('officialFraction is Python round(mean, 5)', () => {
+    expect(officialFraction(0.010452961672473868)).toBe(0.01045);
+    expect(officialFraction(0.123455)).toBe(0.12345);
+  });
+
+  it('Δ is the difference of the printed cells, in exact hundredths', () => {
+    // printed 1.04 and 1.57 -> +0.53, though the raw means differ by 0.5195…
+    expect(formatPercentDelta(0.010452961672473868, 0.015648780353319628)).toBe('+0.53');
+    expect(formatPercentDelta(0.015648780353319628, 0.010452961672473868)).toBe('-0.53');
+    expect(formatPercentDelta(0.5, 0.5)).toBe('+0.00');
+    expect(formatPercentDelta(0.46474, 0.99995)).toBe('+53.53');
+    expect(formatPercentDelta(Number.NaN, 0.5)).toBe('–');
+    for (const [a, pa] of fixture.rows.slice(0, 200)) {
+      for (const [b, pb] of fixture.rows.slice(-3)) {
+        const want = Math.round(Number(pb) * 100) - Math.round(Number(pa) * 100);
+        const got = formatPercentDelta(Number(a), Number(b));
+        expect(Math.round(Number(got) * 100)).toBe(want);
+      }
+    }
+    expect(percentHundredths(0.46474)).toBe(4647);
+    expect(percentDeltaFromPublished(0.010452961672473868, 1.05)).toBe(-0.01);
+    expect(percentDeltaFromPublished(0.46474, 46.47)).toBe(0);
+  });
+
+  it('signed percentages of differences', () => {
+    expect(formatSignedPercent(0.0125)).toBe('+1.25');
+    expect(formatSignedPercent(-0.0007)).toBe('-0.07');
+    expect(formatSignedPercent(Number.NaN)).toBe('–');
   });
 });

@@ -9,7 +9,7 @@
  * non-finite numbers, which JSON cannot hold, are written as the strings "Infinity", "-Infinity", "NaN".
  */
 import type { Attribution } from './attribution.js';
-import { formatFixed, formatPercent } from '../metrics/round.js';
+import { formatFixed, formatPercent, formatPercentDelta, formatSignedPercent } from '../metrics/round.js';
 
 export interface Comparison {
   /** per-query.jsonl of run A (the base). */
@@ -20,11 +20,7 @@ export interface Comparison {
 }
 
 const pct = (x: number): string => (Number.isFinite(x) ? formatPercent(x) : '–');
-const signedPct = (x: number): string => {
-  if (!Number.isFinite(x)) return '–';
-  const s = formatPercent(x);
-  return s.startsWith('-') ? s : `+${s}`;
-};
+const signedPct = (x: number): string => formatSignedPercent(x);
 const pval = (p: number): string => (Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
 
 /** Pads each column to its widest cell; `align` 'l' or 'r' per column; two spaces between columns. */
@@ -58,7 +54,7 @@ export function renderComparisonTable(c: Comparison): string {
       key,
       pct(m.base),
       pct(m.treated),
-      signedPct(m.delta),
+      formatPercentDelta(m.base, m.treated),
       pval(m.randomization.pValue),
       pval(m.tTest.pValue),
       `[${signedPct(m.bootstrap.low)}, ${signedPct(m.bootstrap.high)}]`,
@@ -70,7 +66,7 @@ export function renderComparisonTable(c: Comparison): string {
   out.push(`By ${at.primaryKey}: B helped ${helped}, hurt ${hurt}, left ${unchanged} unchanged (of ${at.queries}).`);
   if (at.worst.length) {
     out.push(`Queries B hurt most (${at.primaryKey} ×100, A → B, Δ):`);
-    const w = at.worst.map((q) => [`  ${q.qid}`, pct(q.base), '→', pct(q.treated), signedPct(q.delta)]);
+    const w = at.worst.map((q) => [`  ${q.qid}`, pct(q.base), '→', pct(q.treated), formatPercentDelta(q.base, q.treated)]);
     out.push(...columns(w, ['l', 'r', 'l', 'r', 'r']));
   }
   return out.join('\n') + '\n';

@@ -15,7 +15,7 @@
  * decimals as it is shown (so Δ is the difference of the two printed numbers), rounded to 2 decimals.
  */
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
-import { formatPercent, roundHalfEven } from '../metrics/round.js';
+import { percentDeltaFromPublished } from '../metrics/round.js';
 import { findEmbedderPreset } from '../models/embedder-presets.js';
 import { findRerankerPreset } from '../models/reranker-presets.js';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
@@ -131,7 +131,7 @@ function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit):
     for (const [metric, { value, column }] of Object.entries(published)) {
       const yours = run.evaluation.aggregate[metric];
       if (yours === undefined || Number.isNaN(yours)) continue;
-      const delta = roundHalfEven(Number(formatPercent(yours)) - value, 2);
+      const delta = percentDeltaFromPublished(yours, value);
       metrics.push({ metric, yours, published: value, decimals: columnDecimals(m.table, column), delta: delta === 0 ? 0 : delta });
     }
     if (metrics.length === 0) continue;

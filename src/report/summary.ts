@@ -9,7 +9,7 @@
 import type { ExperimentResult, StageRecord } from '../pipeline/experiment.js';
 import { relative } from 'node:path';
 import { escapeMd, mdTable } from './markdown.js';
-import { formatPercent, formatFixed } from '../metrics/round.js';
+import { formatPercent, formatFixed, formatPercentDelta, formatSignedPercent } from '../metrics/round.js';
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
 import { paperReport } from '../paper/compare.js';
 import { renderPaperSection } from './paper.js';
@@ -23,11 +23,7 @@ export interface SummaryOptions {
 }
 
 const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
-const signedPct = (x: number | undefined) => {
-  if (x === undefined || Number.isNaN(x)) return '–';
-  const s = formatPercent(x);
-  return s.startsWith('-') ? s : `+${s}`;
-};
+const signedPct = (x: number | undefined) => (x === undefined ? '–' : formatSignedPercent(x));
 const pval = (p: number | undefined) => (p === undefined || Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -110,7 +106,7 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
           m,
           pct(s.base),
           pct(s.treated),
-          signedPct(s.delta),
+          formatPercentDelta(s.base, s.treated),
           pval(s.randomization.pValue),
           pval(s.tTest.pValue),
           `[${signedPct(s.bootstrap.low)}, ${signedPct(s.bootstrap.high)}]`,
@@ -143,7 +139,7 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
     const body = approx.map((r) => [
       escapeMd(r.retriever),
       ...oks.map((k) => formatFixed(r.approximation!.overlap[k] ?? NaN, 4)),
-      ...dcols.map((c) => signedPct(r.approximation!.delta[c])),
+      ...dcols.map((c) => formatPercentDelta(r.approximation!.exact[c] ?? NaN, r.evaluation.aggregate[c] ?? NaN)),
     ]);
     out.push(mdTable(header, body, ['l', ...header.slice(1).map(() => 'r' as const)]));
   }
