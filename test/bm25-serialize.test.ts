@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StageContext } from '../src/pipeline/context.js';
+import type { StageContext } from '../src/core/context.js';
 import { silentProgress } from '../src/util/progress.js';
 import { buildBm25IndexFromTexts } from '../src/retrieval/bm25/corpus.js';
 import { bm25CacheKey, bm25Stage, runBm25Stage } from '../src/retrieval/bm25/retriever.js';

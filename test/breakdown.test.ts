@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { breakdownBy, primaryGold, queryCategories, UNLABELLED } from '../src/metrics/breakdown.js';
 import { roundHalfEven } from '../src/metrics/round.js';
 import type { ExperimentResult } from '../src/pipeline/experiment.js';
-import { writeResults } from '../src/pipeline/results.js';
+import { writeResults } from '../src/report/results-folder.js';
 import { breakdownJson, renderBreakdownSection, runBreakdowns } from '../src/report/breakdown.js';
 import { renderSummary } from '../src/report/summary.js';
 import { runOn, writeTwoMajors } from './helpers/two-majors.js';

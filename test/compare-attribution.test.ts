@@ -3,7 +3,7 @@
  * the counts and the worst list can be checked by hand.
  */
 import { describe, expect, it } from 'vitest';
-import { attribution } from '../src/compare/attribution.js';
+import { attribution } from '../src/significance/attribution.js';
 import { aggregate } from '../src/metrics/evaluate.js';
 import { bootstrapMeanCI } from '../src/stats/bootstrap.js';
 import { pairedRandomizationTest } from '../src/stats/randomization.js';

@@ -7,7 +7,7 @@ import { buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
 import { denseRetrieve, type DenseSpec } from '../src/retrieval/dense/retriever.js';
 import { EMBEDDER_PRESETS, findEmbedderPreset, SKILL_INSTRUCTION, BGE_QUERY_PREFIX } from '../src/models/embedder-presets.js';
 import { silentProgress } from '../src/util/progress.js';
-import type { StageContext } from '../src/pipeline/context.js';
+import type { StageContext } from '../src/core/context.js';
 import { compareIdBytes } from '../src/retrieval/dense/index-exact.js';
 
 let root: string;

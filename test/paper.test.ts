@@ -16,7 +16,7 @@ import { matchPinnedRelease } from '../src/paper/release-match.js';
 import { findPaperRow, findPaperRows, paperResultsPath, parsePaperResults, publishedMetrics, paperTables } from '../src/paper/results.js';
 import { parseConfig } from '../src/pipeline/config.js';
 import type { ExperimentResult } from '../src/pipeline/experiment.js';
-import { metricsJson, writeResults } from '../src/pipeline/results.js';
+import { metricsJson, writeResults } from '../src/report/results-folder.js';
 import { renderSummary } from '../src/report/summary.js';
 import { renderPaperSection } from '../src/report/paper.js';
 import { SHARED_DIR } from './helpers/shared.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../src/core/errors.js';
 import type { Run } from '../src/core/types.js';
-import type { StageContext } from '../src/pipeline/context.js';
+import type { StageContext } from '../src/core/context.js';
 import { remoteDenseRetrieve, type RemoteDenseSpec } from '../src/retrieval/dense/remote-retriever.js';
 import { parseOpenAiEmbeddings, parseTeiEmbeddings, parseTeiInfo, PROBE_TEXT } from '../src/remote/embeddings.js';
 import { setBackoffForTesting } from '../src/remote/http.js';

@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../src/core/errors.js';
-import type { StageContext } from '../src/pipeline/context.js';
+import type { StageContext } from '../src/core/context.js';
 import { createReranker } from '../src/rerank/rerank.js';
 import { groupByQuery } from '../src/rerank/remote.js';
 import type { RemoteRerankerSpec, RerankPair } from '../src/rerank/types.js';

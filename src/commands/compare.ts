@@ -1,7 +1,7 @@
 /**
  * `skillret-eval compare <runDirA> <runDirB>`: paired comparison of two finished runs from their
  * per-query.jsonl files alone (never re-runs a model). B is compared against A (Δ = B − A) on every
- * metric with the randomization test, the t-test and a bootstrap CI (src/compare/attribution.ts).
+ * metric with the randomization test, the t-test and a bootstrap CI (src/significance/attribution.ts).
  *
  * - Each argument is a run folder (its per-query.jsonl is read) or the per-query.jsonl itself.
  * - Both must cover exactly the same query ids (UserError naming the files and a missing id).
@@ -11,9 +11,9 @@
  * - seed (default 42) and iterations (default 10,000) are validated here as user input.
  */
 import { UserError, where } from '../core/errors.js';
-import { attribution, DEFAULT_PRIMARY_KEY } from '../compare/attribution.js';
-import { readPerQuery, resolvePerQueryFile, type PerQueryFile } from '../compare/per-query-file.js';
-import { renderComparisonJson, renderComparisonTable } from '../compare/render.js';
+import { attribution, DEFAULT_PRIMARY_KEY } from '../significance/attribution.js';
+import { readPerQuery, resolvePerQueryFile, type PerQueryFile } from '../formats/per-query-jsonl.js';
+import { renderComparisonJson, renderComparisonTable } from '../report/comparison.js';
 
 export const DEFAULT_SEED = 42;
 export const DEFAULT_ITERATIONS = 10_000;

@@ -5,9 +5,9 @@
 import { loadConfig } from '../pipeline/config.js';
 import { formatPlan } from '../pipeline/plan.js';
 import { runExperiment } from '../pipeline/experiment.js';
-import { writeResults } from '../pipeline/results.js';
+import { writeResults } from '../report/results-folder.js';
 import { stopwatch } from '../pipeline/manifest.js';
-import type { StageContext } from '../pipeline/context.js';
+import type { StageContext } from '../core/context.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
 import { defaultCacheDir, offlineFromEnv } from '../util/paths.js';
 

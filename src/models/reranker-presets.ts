@@ -6,7 +6,7 @@
  * A preset is found by its name, by the original model id (e.g. `Qwen/Qwen3-Reranker-0.6B`) or
  * by its ONNX export id; matching is exact (never by substring: protocol rule 3).
  */
-import { SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION } from '../rerank/qwen3-template.js';
+import { SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION } from './qwen3-template.js';
 
 export interface RerankerPreset {
   name: string;

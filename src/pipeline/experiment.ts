@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import type { Query, Run } from '../core/types.js';
 import type { Config, ModelRerankerConfig } from './config.js';
 import { endpointFromConfig, isModelReranker } from './config.js';
-import type { StageContext } from './context.js';
+import type { StageContext } from '../core/context.js';
 import { loadDataset, type Dataset } from '../data/dataset.js';
 import { ensureHubDataset, SKILLRET_RELEASES } from '../data/hub.js';
 import { buildDocumentText } from '../data/text.js';
@@ -16,7 +16,7 @@ import { defaultMeasures, measureKey, type Measure } from '../metrics/measures.j
 import { runFirstStage, resolveModelRef, type Doc, type FirstStageOutput } from './first-stage.js';
 import { createReranker, rerankRun } from '../rerank/rerank.js';
 import type { RemoteRerankerSpec, RerankerSpec } from '../rerank/types.js';
-import { attribution, type Attribution } from '../compare/attribution.js';
+import { attribution, type Attribution } from '../significance/attribution.js';
 import { overlapAtK } from '../retrieval/dense/audit.js';
 import { stopwatch } from './manifest.js';
 import { assertAllowedOffline } from '../remote/endpoint.js';

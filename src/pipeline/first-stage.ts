@@ -6,7 +6,7 @@
 import { resolve, isAbsolute } from 'node:path';
 import type { Query, Run, ScoredDoc } from '../core/types.js';
 import type { RetrieverConfig } from './config.js';
-import type { StageContext } from './context.js';
+import type { StageContext } from '../core/context.js';
 import { UserError } from '../core/errors.js';
 import { readRunFile } from '../formats/run-file.js';
 import { trecOrder } from '../metrics/rank.js';

@@ -19,7 +19,7 @@ import { UserError } from '../core/errors.js';
 import { padBatch, planBatches, type EncodedInput } from './batching.js';
 import { readFloat } from './logits.js';
 import { loadModelConfig, modelClassFor, sessionOptions } from './load.js';
-import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, type Qwen3Template } from './qwen3-template.js';
+import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, type Qwen3Template } from '../models/qwen3-template.js';
 import { runBatches } from './run-batches.js';
 import { bodyBudget } from './truncation.js';
 import type { RerankPair, Reranker, RerankStats } from './types.js';

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { UserError } from '../core/errors.js';
-import type { StageContext } from '../pipeline/context.js';
+import type { StageContext } from '../core/context.js';
 import { assertAllowedOffline, endpointRecord, publicUrl, resolveEndpoint } from '../remote/endpoint.js';
 import { RemoteRerankClient } from '../remote/rerank.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';

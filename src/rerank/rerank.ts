@@ -14,7 +14,7 @@ import type { Run, ScoredDoc } from '../core/types.js';
 import { trecOrder } from '../metrics/rank.js';
 import { gloveRerankerDir } from '../models/glove/names.js';
 import { assertHubFilesPresent, describeModel, resolveModel } from '../models/resolve.js';
-import type { StageContext } from '../pipeline/context.js';
+import type { StageContext } from '../core/context.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 import { modelsDir } from '../util/paths.js';
 import { loadCrossEncoder } from './cross-encoder.js';

@@ -5,7 +5,7 @@
  */
 import { UserError } from '../core/errors.js';
 import { findRerankerPreset, rerankerPresetNames, type RerankerPreset } from '../models/reranker-presets.js';
-import { defaultInstruction, type Qwen3Template } from './qwen3-template.js';
+import { defaultInstruction, type Qwen3Template } from '../models/qwen3-template.js';
 import type { RerankerSpec } from './types.js';
 
 /** Default pairs per forward pass (see scripts/bench-rerank.mjs for the measurements). */

@@ -1,12 +1,6 @@
 import cliProgress from 'cli-progress';
+import type { ProgressFactory } from '../core/context.js';
 
-/** A progress reporter for one long stage (indexing, encoding, querying, reranking). */
-export interface Progress {
-  increment(n?: number): void;
-  stop(): void;
-}
-
-export type ProgressFactory = (label: string, total: number, unit?: string) => Progress;
 
 /** No output at all (tests, `--quiet`). */
 export const silentProgress: ProgressFactory = () => ({ increment() {}, stop() {} });

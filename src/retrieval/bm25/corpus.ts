@@ -10,7 +10,7 @@ import { ENGLISH_STOPWORDS } from './stopwords.js';
 import { TokenTable } from './token-table.js';
 import { WordRuns, findWordRuns, pythonLower } from './tokenize.js';
 import type { Bm25Index, Bm25Params } from './types.js';
-import type { Progress } from '../../util/progress.js';
+import type { Progress } from '../../core/context.js';
 
 export interface CorpusIndexResult {
   index: Bm25Index;

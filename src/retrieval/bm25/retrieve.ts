@@ -6,7 +6,8 @@
  * keep hits with score > 0. Scores in the run are the float32 values as JS numbers.
  */
 import type { Query, Run, ScoredDoc } from '../../core/types.js';
-import { silentProgress, type ProgressFactory } from '../../util/progress.js';
+import type { ProgressFactory } from '../../core/context.js';
+import { silentProgress } from '../../util/progress.js';
 import { buildBm25IndexFromTexts } from './corpus.js';
 import { Bm25Searcher } from './search.js';
 import { tokenize } from './tokenize.js';

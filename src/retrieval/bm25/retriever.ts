@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Query, Run } from '../../core/types.js';
-import type { StageContext } from '../../pipeline/context.js';
+import type { StageContext } from '../../core/context.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { stableStringify } from '../../util/hash.js';
 import { resolveParams } from './build.js';

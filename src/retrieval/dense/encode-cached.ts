@@ -8,7 +8,7 @@
  * `encodeTextsWithCache` serves any `BatchEncoder` under a key the caller computed (remote
  * embedding servers, see src/retrieval/dense/remote-retriever.ts).
  */
-import type { ProgressFactory } from '../../util/progress.js';
+import type { ProgressFactory } from '../../core/context.js';
 import { EmbeddingCache, embeddingConfigKey, textKey, type EmbeddingCacheOptions } from './cache.js';
 import type { BatchResult, EmbedRunStats, Embedder, OnBatch, Role } from './embedder.js';
 

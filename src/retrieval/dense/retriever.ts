@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Run } from '../../core/types.js';
 import { UserError } from '../../core/errors.js';
-import type { StageContext } from '../../pipeline/context.js';
+import type { StageContext } from '../../core/context.js';
 import { findEmbedderPreset, type EmbedderPreset, type Pooling } from '../../models/embedder-presets.js';
 import { describeModel, resolveModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';

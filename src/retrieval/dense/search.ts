@@ -4,7 +4,7 @@
  * top-k is computed too, for the overlap audit). Lists are in trec order with float32 scores.
  */
 import type { Run, ScoredDoc } from '../../core/types.js';
-import type { StageContext } from '../../pipeline/context.js';
+import type { StageContext } from '../../core/context.js';
 import { overlapAtK } from './audit.js';
 import { exactTopKFast } from './index-exact-fast.js';
 import type { TopK, VectorMatrix } from './index-exact.js';

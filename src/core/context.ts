@@ -1,4 +1,15 @@
-import type { ProgressFactory } from '../util/progress.js';
+/**
+ * What the pipeline hands every stage: cache root and switches, progress and log sinks.
+ * The nouns only; the terminal progress bars live in util/progress.ts.
+ */
+
+/** A progress reporter for one long stage (indexing, encoding, querying, reranking). */
+export interface Progress {
+  increment(n?: number): void;
+  stop(): void;
+}
+
+export type ProgressFactory = (label: string, total: number, unit?: string) => Progress;
 
 /** What every stage (retriever, embedder, reranker) gets from the pipeline. */
 export interface StageContext {

@@ -6,16 +6,16 @@
  * function of config + data, so reruns are byte-identical.
  */
 import { join } from 'node:path';
-import type { ExperimentResult, RunResult } from './experiment.js';
+import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
 import { formatTrecRun } from '../formats/trec-run.js';
 import { roundHalfEven } from '../metrics/round.js';
 import { trecOrder } from '../metrics/rank.js';
-import { renderSummary } from '../report/summary.js';
-import { breakdownJson, runBreakdowns } from '../report/breakdown.js';
+import { renderSummary } from './summary.js';
+import { breakdownJson, runBreakdowns } from './breakdown.js';
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
 import { paperJson, paperReport } from '../paper/compare.js';
-import { peakRssBytes, toolInfo } from './manifest.js';
+import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 
 const r5 = (x: number) => roundHalfEven(x, 5);

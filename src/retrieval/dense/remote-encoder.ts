@@ -6,10 +6,10 @@
  * Token counts are the server's business: nothing is counted as truncated.
  */
 import pLimit from 'p-limit';
-import { UserError } from '../core/errors.js';
-import type { BatchEncoder } from '../retrieval/dense/encode-cached.js';
-import type { EmbedRunStats, OnBatch, Role } from '../retrieval/dense/embedder.js';
-import type { RemoteEmbeddingClient } from './embeddings.js';
+import { UserError } from '../../core/errors.js';
+import type { BatchEncoder } from './encode-cached.js';
+import type { EmbedRunStats, OnBatch, Role } from './embedder.js';
+import type { RemoteEmbeddingClient } from '../../remote/embeddings.js';
 
 export interface RemoteEncoderOptions {
   queryPrefix: string;

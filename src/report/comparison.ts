@@ -8,7 +8,7 @@
  * queries hurt most. JSON: the whole Attribution at full precision (2-space indent, trailing newline);
  * non-finite numbers, which JSON cannot hold, are written as the strings "Infinity", "-Infinity", "NaN".
  */
-import type { Attribution } from './attribution.js';
+import type { Attribution } from '../significance/attribution.js';
 import { formatFixed, formatPercent, formatPercentDelta, formatSignedPercent } from '../metrics/round.js';
 
 export interface Comparison {

@@ -1,0 +1,122 @@
+/**
+ * Dependencies flow one way. Reads every import statement of src/ (type imports, re-exports and
+ * dynamic import() included), maps each file to its top-level folder, and checks the folder graph
+ * against the layer order of the README ("Folder map"): no folder imports a folder of a higher
+ * layer, and the folder graph has no cycle (not even between folders of one layer).
+ */
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const SRC = resolve(import.meta.dirname, '..', 'src');
+
+/** Lowest first; a folder may import folders of its own layer or below (never above). */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['core'],
+  ['util'],
+  ['data', 'formats', 'metrics', 'stats'],
+  ['significance'],
+  ['models', 'remote'],
+  ['retrieval', 'rerank', 'fusion'],
+  ['pipeline'],
+  ['report', 'paper'],
+  ['commands'],
+  ['cli'],
+];
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
+    else if (name.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** Every module specifier a file imports: static (value or type), re-exports, dynamic import(). */
+export function importSpecifiers(text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  const specs: string[] = [];
+  const patterns = [
+    /(?:^|[;\s])(?:import|export)\s+(?:type\s+)?[^;'"`]*?\sfrom\s*['"]([^'"]+)['"]/g,
+    /(?:^|[;\s])import\s*['"]([^'"]+)['"]/g,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const re of patterns) for (const m of code.matchAll(re)) specs.push(m[1]!);
+  return specs;
+}
+
+/** `src/retrieval/dense/x.ts` → `retrieval`; `src/cli.ts` → `cli`. */
+function folderOf(file: string): string {
+  const rel = relative(SRC, file).split(/[\\/]/);
+  return rel.length === 1 ? rel[0]!.replace(/\.ts$/, '') : rel[0]!;
+}
+
+function folderGraph(): Map<string, Map<string, string[]>> {
+  const graph = new Map<string, Map<string, string[]>>();
+  for (const file of sourceFiles(SRC)) {
+    const from = folderOf(file);
+    if (!graph.has(from)) graph.set(from, new Map());
+    for (const spec of importSpecifiers(readFileSync(file, 'utf8'))) {
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+      const to = folderOf(target);
+      if (to === from) continue;
+      const edges = graph.get(from)!;
+      if (!edges.has(to)) edges.set(to, []);
+      edges.get(to)!.push(`${relative(SRC, file)} → ${spec}`);
+    }
+  }
+  return graph;
+}
+
+function layerOf(folder: string): number {
+  return LAYERS.findIndex((l) => l.includes(folder));
+}
+
+describe('architecture', () => {
+  it('reads type imports, re-exports and dynamic imports', () => {
+    const text = [
+      "import type { A } from '../core/types.js';",
+      "import {\n  b,\n  type C,\n} from './b.js';",
+      "export { d } from '../d.js';",
+      "export * from './e.js';",
+      "import './side-effect.js';",
+      "const m = await import('../pipeline/x.js');",
+      "// import { no } from './commented.js';",
+      "const s = 'not an import from \"./string.js\"';",
+    ].join('\n');
+    expect(importSpecifiers(text)).toEqual(['../core/types.js', './b.js', '../d.js', './e.js', './side-effect.js', '../pipeline/x.js']);
+  });
+
+  it('every folder of src/ has a layer', () => {
+    const unknown = [...folderGraph().keys()].filter((f) => layerOf(f) < 0);
+    expect(unknown).toEqual([]);
+  });
+
+  it('no folder imports a folder of a higher layer', () => {
+    const upward: string[] = [];
+    for (const [from, edges] of folderGraph())
+      for (const [to, where] of edges) if (layerOf(to) > layerOf(from)) upward.push(`${from} → ${to}: ${where.join(', ')}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('the folder graph has no cycle', () => {
+    const graph = folderGraph();
+    const state = new Map<string, 'open' | 'done'>();
+    const cycles: string[] = [];
+    const visit = (n: string, path: string[]) => {
+      if (state.get(n) === 'done') return;
+      if (state.get(n) === 'open') {
+        cycles.push([...path.slice(path.indexOf(n)), n].join(' → '));
+        return;
+      }
+      state.set(n, 'open');
+      for (const to of graph.get(n)?.keys() ?? []) visit(to, [...path, n]);
+      state.set(n, 'done');
+    };
+    for (const n of [...graph.keys()].sort()) visit(n, []);
+    expect(cycles).toEqual([]);
+  });
+});
