@@ -12,43 +12,50 @@
 import { UserError, where } from '../core/errors.js';
 import type { Qrels } from '../core/types.js';
 import { compareUtf8 } from '../metrics/rank.js';
-import { readLineBatches, splitColumns } from './lines.js';
-
-const INTEGER = /^[+-]?[0-9]+$/;
+import { column, parseInteger, sameBytes, scanColumns } from './trec-columns.js';
 
 function quote(s: string): string {
   const j = JSON.stringify(s);
   return j.length > 80 ? j.slice(0, 80) + '…"' : j;
 }
 
-/** Reads a TREC qrels file (see the module comment). */
+/** Reads a TREC qrels file (see the module comment), byte by byte (trec-columns.ts). */
 export async function readTrecQrels(path: string): Promise<Qrels> {
   const qrels: Qrels = new Map();
-  const lines = new Map<string, Map<string, number>>();
-  for await (const batch of readLineBatches(path)) for (const { line, text } of batch) {
-    const cols = splitColumns(text);
-    if (cols.length === 0) continue;
-    if (cols.length !== 4) {
-      throw new UserError(`${where(path, line)}expected 4 columns (qid iter docid rel), got ${cols.length}`);
+  /** qid -> line of each judgement, in map order (for duplicate errors). */
+  const linesOf = new Map<string, number[]>();
+  let qBytes: Buffer = Buffer.alloc(0);
+  let qid = '';
+  let judged = new Map<string, number>();
+  let lines: number[] = [];
+  await scanColumns(path, (l) => {
+    if (l.count !== 4) {
+      throw new UserError(`${where(path, l.line)}expected 4 columns (qid iter docid rel), got ${l.count}`);
     }
-    const [qid, , docId, relText] = cols as [string, string, string, string];
-    const rel = INTEGER.test(relText) ? Number(relText) : Number.NaN;
-    if (!Number.isSafeInteger(rel)) throw new UserError(`${where(path, line, 'rel')}not an integer: ${quote(relText)}`);
-    let judged = qrels.get(qid);
-    let at = lines.get(qid);
-    if (judged === undefined || at === undefined) {
-      judged = new Map();
-      at = new Map();
-      qrels.set(qid, judged);
-      lines.set(qid, at);
+    const rel = parseInteger(l.buf, l.start[3]!, l.end[3]!);
+    if (Number.isNaN(rel)) throw new UserError(`${where(path, l.line, 'rel')}not an integer: ${quote(column(l, 3))}`);
+    if (!sameBytes(l, 0, qBytes, 0, qBytes.length)) {
+      qid = column(l, 0);
+      qBytes = Buffer.from(l.buf.subarray(l.start[0]!, l.end[0]!));
+      const known = qrels.get(qid);
+      if (known === undefined) {
+        judged = new Map();
+        lines = [];
+        qrels.set(qid, judged);
+        linesOf.set(qid, lines);
+      } else {
+        judged = known;
+        lines = linesOf.get(qid)!;
+      }
     }
-    const first = at.get(docId);
-    if (first !== undefined) {
-      throw new UserError(`${where(path, line, 'docid')}${quote(docId)} judged twice for query ${quote(qid)} (first at line ${first})`);
+    const docId = column(l, 2);
+    if (judged.has(docId)) {
+      const first = lines[[...judged.keys()].indexOf(docId)]!;
+      throw new UserError(`${where(path, l.line, 'docid')}${quote(docId)} judged twice for query ${quote(qid)} (first at line ${first})`);
     }
-    at.set(docId, line);
+    lines.push(l.line);
     judged.set(docId, rel === 0 ? 0 : rel); // no -0
-  }
+  });
   return qrels;
 }
 

@@ -16,7 +16,7 @@ import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { compareUtf8, trecOrder } from '../metrics/rank.js';
 import { writeFileAtomic } from '../util/atomic.js';
-import { readLineBatches, splitColumns } from './lines.js';
+import { column, parseDecimal, sameBytes, scanColumns } from './trec-columns.js';
 
 /** A decimal number as written by any TREC tool (no hex, no inf/nan). */
 const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -33,35 +33,48 @@ function quote(s: string): string {
   return j.length > 80 ? j.slice(0, 80) + '…"' : j;
 }
 
-/** Reads a TREC run file (see the module comment). */
+/** Reads a TREC run file (see the module comment), byte by byte (trec-columns.ts). */
 export async function readTrecRun(path: string): Promise<Run> {
   const run: Run = new Map();
-  /** qid -> doc id -> line of first appearance (for duplicate errors). */
-  const seen = new Map<string, Map<string, number>>();
-  for await (const batch of readLineBatches(path)) for (const { line, text } of batch) {
-    const cols = splitColumns(text);
-    if (cols.length === 0) continue;
-    if (cols.length !== 6) {
-      throw new UserError(`${where(path, line)}expected 6 columns (qid Q0 docid rank score tag), got ${cols.length}`);
+  /** qid -> line of each document, in document order (for duplicate errors). */
+  const linesOf = new Map<string, number[]>();
+  // The current query (lines of one query are usually contiguous): its id, bytes and doc-id set.
+  let qid = '';
+  let qBytes: Buffer = Buffer.alloc(0);
+  let docs: ScoredDoc[] = [];
+  let lines: number[] = [];
+  const ids = new Set<string>();
+  await scanColumns(path, (l) => {
+    if (l.count !== 6) {
+      throw new UserError(`${where(path, l.line)}expected 6 columns (qid Q0 docid rank score tag), got ${l.count}`);
     }
-    const [qid, , docId, , scoreText] = cols as [string, string, string, string, string, string];
-    const score = parseScore(scoreText);
-    if (score === undefined) throw new UserError(`${where(path, line, 'score')}not a finite number: ${quote(scoreText)}`);
-    let docs = run.get(qid);
-    let lines = seen.get(qid);
-    if (docs === undefined || lines === undefined) {
-      docs = [];
-      lines = new Map();
-      run.set(qid, docs);
-      seen.set(qid, lines);
+    if (!sameBytes(l, 0, qBytes, 0, qBytes.length)) {
+      qid = column(l, 0);
+      qBytes = Buffer.from(l.buf.subarray(l.start[0]!, l.end[0]!)); // a copy: the chunk is reused
+      ids.clear();
+      const known = run.get(qid);
+      if (known === undefined) {
+        docs = [];
+        lines = [];
+        run.set(qid, docs);
+        linesOf.set(qid, lines);
+      } else {
+        docs = known;
+        lines = linesOf.get(qid)!;
+        for (const d of docs) ids.add(d.docId);
+      }
     }
-    const first = lines.get(docId);
-    if (first !== undefined) {
-      throw new UserError(`${where(path, line, 'docid')}${quote(docId)} appears twice for query ${quote(qid)} (first at line ${first})`);
+    const score = parseDecimal(l.buf, l.start[4]!, l.end[4]!);
+    if (!Number.isFinite(score)) throw new UserError(`${where(path, l.line, 'score')}not a finite number: ${quote(column(l, 4))}`);
+    const docId = column(l, 2);
+    if (ids.has(docId)) {
+      const first = lines[docs.findIndex((d) => d.docId === docId)]!;
+      throw new UserError(`${where(path, l.line, 'docid')}${quote(docId)} appears twice for query ${quote(qid)} (first at line ${first})`);
     }
-    lines.set(docId, line);
+    ids.add(docId);
+    lines.push(l.line);
     docs.push({ docId, score });
-  }
+  });
   return run;
 }
 

@@ -1,0 +1,218 @@
+/**
+ * The byte-level TREC reader (trec-columns.ts) against the line reader it replaced (lines.ts:
+ * decode each line, split on a regex): same columns, same numbers, same errors, on tricky files:
+ * BOM, CRLF, every separator, non-ASCII ids, lines across read chunks, a last line without LF,
+ * queries that come back after another, scores in every decimal form.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Qrels, Run } from '../src/core/types.js';
+import { readLineBatches, splitColumns } from '../src/formats/lines.js';
+import { column, parseDecimal, parseInteger, scanColumns } from '../src/formats/trec-columns.js';
+import { readTrecQrels } from '../src/formats/trec-qrels.js';
+import { parseScore, readTrecRun } from '../src/formats/trec-run.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'skillret-trec-columns-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+function file(content: string | Buffer): string {
+  const p = join(dir, `f${n++}.txt`);
+  writeFileSync(p, content);
+  return p;
+}
+
+/** mulberry32 */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The old reader's view: every non-blank line as [line number, columns]. */
+async function oldColumns(path: string): Promise<Array<[number, string[]]>> {
+  const out: Array<[number, string[]]> = [];
+  for await (const batch of readLineBatches(path)) {
+    for (const { line, text } of batch) {
+      const cols = splitColumns(text);
+      if (cols.length > 0) out.push([line, cols]);
+    }
+  }
+  return out;
+}
+
+async function newColumns(path: string, chunk?: number): Promise<Array<[number, string[]]>> {
+  const out: Array<[number, string[]]> = [];
+  await scanColumns(
+    path,
+    (l) => {
+      const cols: string[] = [];
+      for (let i = 0; i < l.count; i++) cols.push(column(l, i));
+      out.push([l.line, cols]);
+    },
+    chunk,
+  );
+  return out;
+}
+
+/** The old TREC run reader, for comparison. */
+async function oldRun(path: string): Promise<Run> {
+  const run: Run = new Map();
+  for (const [, cols] of await oldColumns(path)) {
+    const [qid, , docId, , s] = cols as [string, string, string, string, string];
+    const score = parseScore(s);
+    if (score === undefined) throw new Error('bad score');
+    if (!run.has(qid)) run.set(qid, []);
+    run.get(qid)!.push({ docId, score });
+  }
+  return run;
+}
+
+async function oldQrels(path: string): Promise<Qrels> {
+  const q: Qrels = new Map();
+  for (const [, cols] of await oldColumns(path)) {
+    const [qid, , docId, rel] = cols as [string, string, string, string];
+    if (!q.has(qid)) q.set(qid, new Map());
+    q.get(qid)!.set(docId, Number(rel) === 0 ? 0 : Number(rel));
+  }
+  return q;
+}
+
+const SEPS = [' ', '\t', '  ', ' \t ', '\f', '\v', '\r', ' \r '];
+const IDS = ['d1', 'skill-0042', 'café', 'λόγος', '🙂x', 'a\u00a0b', '\ufffd', 'ÿ', 'Z', 'doc/with:punct'];
+
+function score(r: () => number): string {
+  const forms = [
+    () => (r() * 40).toFixed(6),
+    () => String(r() * 40 - 10),
+    () => String(Math.fround(r() * 30)),
+    () => (r() * 1e-5).toExponential(3),
+    () => `${r() < 0.5 ? '+' : '-'}${Math.floor(r() * 100)}.`,
+    () => `.${Math.floor(r() * 1e9)}`,
+    () => `00${Math.floor(r() * 1000)}.0500`,
+    () => `${Math.floor(r() * 1e6)}E${Math.floor(r() * 40) - 20}`,
+    () => String(r() * 1e300),
+    () => '12345678901234567890.123456789',
+    () => '-0',
+    () => '0.000',
+    () => `${(r() * 10).toFixed(20)}`,
+  ];
+  return forms[Math.floor(r() * forms.length)]!();
+}
+
+/** A run file of many lines with every quirk, and a matching qrels file. */
+function trickyFiles(seed: number): { run: string; qrels: string } {
+  const r = prng(seed);
+  const sep = () => SEPS[Math.floor(r() * SEPS.length)]!;
+  const eol = () => (r() < 0.3 ? '\r\n' : '\n');
+  const runLines: string[] = [];
+  const qrelLines: string[] = [];
+  const used = new Map<string, Set<string>>();
+  for (let i = 0; i < 3000; i++) {
+    // queries mostly contiguous, sometimes revisited
+    const q = r() < 0.9 ? `q${Math.floor(i / 20)}` : `q${Math.floor(r() * (i / 20 + 1))}`;
+    const qid = r() < 0.05 ? `${q}é` : q;
+    const seen = used.get(qid) ?? new Set<string>();
+    used.set(qid, seen);
+    const doc = `${IDS[Math.floor(r() * IDS.length)]!}${Math.floor(r() * 1e6)}`;
+    if (seen.has(doc)) continue;
+    seen.add(doc);
+    const lead = r() < 0.1 ? sep() : '';
+    const trail = r() < 0.1 ? sep() : '';
+    runLines.push(`${lead}${qid}${sep()}Q0${sep()}${doc}${sep()}${i}${sep()}${score(r)}${sep()}tag${trail}${eol()}`);
+    if (r() < 0.1) runLines.push(r() < 0.5 ? eol() : ` \t${eol()}`);
+    if (r() < 0.2) qrelLines.push(`${qid}${sep()}0${sep()}${doc}${sep()}${Math.floor(r() * 5) - 1}${eol()}`);
+  }
+  const last = runLines.pop()!.replace(/\r?\n$/, ''); // no terminator on the last line
+  return { run: '\ufeff' + runLines.join('') + last, qrels: qrelLines.join('') };
+}
+
+describe('scanColumns (byte level) equals the line reader', () => {
+  it.each([1, 2, 3])('on a tricky file (seed %i), at any chunk size', async (seed) => {
+    const { run } = trickyFiles(seed);
+    const p = file(run);
+    const expected = await oldColumns(p);
+    expect(expected.length).toBeGreaterThan(2500);
+    for (const chunk of [16, 37, 1000, undefined]) expect(await newColumns(p, chunk)).toEqual(expected);
+  });
+
+  it('handles a BOM split from the rest, a lone CR, and multi-byte characters across chunks', async () => {
+    const p = file('\ufeffé\tà 🙂\r\n\r\n  x  \n\u00e9\u00e9\u00e9\u00e9 y\rz');
+    const expected = await oldColumns(p);
+    for (const chunk of [16, 17, 18, 19, 20, 64]) expect(await newColumns(p, chunk)).toEqual(expected);
+  });
+
+  it('reports invalid UTF-8 on the same line as the line reader, after the lines before it', async () => {
+    const bytes = Buffer.concat([Buffer.from('a b\n\nc d\n'), Buffer.from([0x65, 0x20, 0xc3, 0x28]), Buffer.from('\nf g\n')]);
+    const p = file(bytes);
+    await expect(oldColumns(p)).rejects.toThrow(/:4: invalid UTF-8/);
+    for (const chunk of [16, 1000]) {
+      const seen: number[] = [];
+      await expect(scanColumns(p, (l) => void seen.push(l.line), chunk)).rejects.toThrow(/:4: invalid UTF-8 byte sequence \(the file must be UTF-8\)$/);
+      expect(seen).toEqual([1, 3]);
+    }
+  });
+});
+
+describe('readers on tricky files', () => {
+  it.each([4, 5])('readTrecRun and readTrecQrels equal the line readers (seed %i)', async (seed) => {
+    const { run, qrels } = trickyFiles(seed);
+    const pr = file(run);
+    const pq = file(qrels);
+    const a = await readTrecRun(pr);
+    const b = await oldRun(pr);
+    expect([...a.keys()]).toEqual([...b.keys()]);
+    for (const [q, docs] of b) {
+      const got = a.get(q)!;
+      expect(got.map((d) => d.docId)).toEqual(docs.map((d) => d.docId));
+      // bit-identical scores (Object.is tells -0 from 0)
+      got.forEach((d, i) => expect(Object.is(d.score, docs[i]!.score), `${q} ${d.docId}`).toBe(true));
+    }
+    const qa = await readTrecQrels(pq);
+    const qb = await oldQrels(pq);
+    expect([...qa.keys()]).toEqual([...qb.keys()]);
+    for (const [q, m] of qb) expect([...qa.get(q)!]).toEqual([...m]);
+  });
+
+  it('names the first line of a duplicate in a query that came back after another', async () => {
+    const p = file('q1 Q0 a 1 1 t\nq1 Q0 b 2 1 t\nq2 Q0 a 1 1 t\nq1 Q0 c 3 1 t\nq1 Q0 b 4 1 t\n');
+    await expect(readTrecRun(p)).rejects.toThrow(/:5: docid: "b" appears twice for query "q1" \(first at line 2\)$/);
+    const q = file('q1 0 a 1\nq1 0 b 1\nq2 0 a 1\nq1 0 b 0\n');
+    await expect(readTrecQrels(q)).rejects.toThrow(/:4: docid: "b" judged twice for query "q1" \(first at line 2\)$/);
+  });
+});
+
+describe('number parsing from bytes', () => {
+  const dec = (s: string) => {
+    const b = Buffer.from(s, 'latin1');
+    return parseDecimal(b, 0, b.length);
+  };
+  it('gives exactly the double Number() gives, for every accepted form', () => {
+    const r = prng(9);
+    for (let i = 0; i < 20000; i++) {
+      const s = score(r);
+      const want = parseScore(s);
+      const got = dec(s);
+      expect(want === undefined ? !Number.isFinite(got) : Object.is(got, want), s).toBe(true);
+    }
+    for (const s of ['1', '1.', '.5', '+.5e3', '-0.0', '9007199254740993', '0.1', '1e22', '1e23', '4.35e-309', '1e-400', '123456789012345.6']) {
+      expect(Object.is(dec(s), Number(s)), s).toBe(true);
+    }
+  });
+  it('rejects what the decimal grammar rejects', () => {
+    for (const s of ['', '.', '+', '-', 'e5', '1e', '1e+', '0x10', 'nan', 'inf', '1.2.3', '1,5', '١']) {
+      expect(Number.isNaN(dec(s)), s).toBe(true);
+    }
+    expect(dec('1e400')).toBe(Infinity);
+  });
+  it('parses integers, refusing unsafe ones', () => {
+    const int = (s: string) => parseInteger(Buffer.from(s), 0, Buffer.byteLength(s));
+    expect([int('0'), int('-3'), int('+12'), int('007')]).toEqual([0, -3, 12, 7]);
+    for (const s of ['', '-', '1.0', '1e3', '99999999999999999', 'x']) expect(Number.isNaN(int(s)), s).toBe(true);
+  });
+});
