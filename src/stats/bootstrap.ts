@@ -6,11 +6,13 @@
  * means, read with linear interpolation between order statistics (src/stats/quantile.ts: type 7, as
  * numpy.quantile's default). For level 0.95 and B = 10,000 that is the 0.025 and 0.975 quantiles.
  *
- * Randomness: xoroshiro128+ (src/stats/rng.ts), indices from pure-rand's unbiased `uniformInt`.
+ * Randomness: xoroshiro128+ (src/stats/rng.ts), indices drawn as pure-rand's unbiased
+ * `uniformInt(rng, 0, n - 1)` draws them (rejection of outputs >= floor(2^32 / n)·n, then modulo n),
+ * inlined over blocks of outputs (stream.ts): the same indices, so the same means bit for bit.
  * Same inputs and seed → the same interval, bit for bit.
  */
-import { uniformInt } from 'pure-rand/distribution/uniformInt';
-import { checkIterations, seededRng } from './rng.js';
+import { checkIterations } from './rng.js';
+import { Int32Stream } from './stream.js';
 import { quantileSorted } from './quantile.js';
 
 export const DEFAULT_BOOTSTRAP_ITERATIONS = 10_000;
@@ -34,11 +36,25 @@ export function bootstrapMeans(diffs: readonly number[], o: { iterations?: numbe
   if (n === 0) throw new RangeError('bootstrap of an empty sample');
   const x = Float64Array.from(diffs);
   if (!x.every(Number.isFinite)) throw new RangeError('bootstrap sample must hold finite numbers');
-  const rng = seededRng(o.seed);
+  const stream = new Int32Stream(o.seed);
+  let block = stream.fill();
+  let pos = 0;
+  // pure-rand's uniformIntInternal(rng, n): accept v = out + 2^31 below maxAllowed, index v mod n.
+  const maxAllowed = n > 2 ? Math.floor(4294967296 / n) * n : 4294967296;
   const means = new Float64Array(iterations);
   for (let it = 0; it < iterations; it++) {
     let s = 0;
-    for (let i = 0; i < n; i++) s += x[uniformInt(rng, 0, n - 1)]!;
+    for (let i = 0; i < n; i++) {
+      let v: number;
+      do {
+        if (pos === block.length) {
+          block = stream.fill();
+          pos = 0;
+        }
+        v = block[pos++]! + 2147483648;
+      } while (v >= maxAllowed);
+      s += x[v - Math.floor(v / n) * n]!;
+    }
     means[it] = s / n;
   }
   return means.sort();

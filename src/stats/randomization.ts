@@ -17,8 +17,13 @@
  * Randomness: xoroshiro128+ (src/stats/rng.ts); each 32-bit output supplies the signs of 32 consecutive
  * differences (bit k of the output → difference 32·w + k; 1 = flipped). The same inputs and seed give
  * the same p, bit for bit; swapping a and b gives the same p too.
+ *
+ * Speed: outputs come in blocks (stream.ts) and each difference is stored as the pair (x, −x), so a
+ * sign bit picks an element instead of taking a branch that the CPU cannot predict; the sums are
+ * the same additions in the same order as the plain loop.
  */
-import { checkIterations, seededRng } from './rng.js';
+import { checkIterations } from './rng.js';
+import { Int32Stream } from './stream.js';
 import { mean, pairedDifferences } from './paired.js';
 
 export const DEFAULT_ITERATIONS = 10_000;
@@ -40,21 +45,31 @@ export function pairedRandomizationTest(
 ): RandomizationResult {
   const iterations = o.iterations ?? DEFAULT_ITERATIONS;
   checkIterations(iterations);
-  const rng = seededRng(o.seed);
   const d = pairedDifferences(a, b);
   const n = d.length;
   const meanDiff = mean(d);
   if (d.every((x) => x === 0)) return { meanDiff, pValue: 1, iterations, seed: o.seed };
 
+  const signed = new Float64Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    signed[2 * i] = d[i]!;
+    signed[2 * i + 1] = -d[i]!;
+  }
+  const stream = new Int32Stream(o.seed);
+  let block = stream.fill();
+  let pos = 0;
   const threshold = Math.abs(meanDiff) - TIE_EPSILON;
   let extreme = 0;
   for (let it = 0; it < iterations; it++) {
     let s = 0;
-    let bits = 0;
-    for (let i = 0; i < n; i++) {
-      if ((i & 31) === 0) bits = rng.next();
-      const x = d[i]!;
-      s += (bits >>> (i & 31)) & 1 ? -x : x;
+    for (let w = 0; w < n; w += 32) {
+      if (pos === block.length) {
+        block = stream.fill();
+        pos = 0;
+      }
+      const bits = block[pos++]!;
+      const end = w + 32 < n ? w + 32 : n;
+      for (let i = w, k = 0; i < end; i++, k++) s += signed[2 * i + ((bits >>> k) & 1)]!;
     }
     if (Math.abs(s / n) >= threshold) extreme++;
   }

@@ -32,12 +32,16 @@ export function checkIterations(n: number): void {
   }
 }
 
-/** A fresh xoroshiro128+ generator for `seed` (see the module comment for the state). */
-export function seededRng(seed: number): RandomGenerator {
+/** The xoroshiro128+ state for `seed`, in pure-rand's order (see the module comment). */
+export function seededState(seed: number): number[] {
   checkSeed(seed);
   const h = sha256Hex(`skillret-stats-rng\u0000${seed}`);
-  const words = [0, 1, 2, 3].map((i) => Number.parseInt(h.slice(8 * i, 8 * i + 8), 16) | 0);
-  return xoroshiro128plusFromState(words);
+  return [0, 1, 2, 3].map((i) => Number.parseInt(h.slice(8 * i, 8 * i + 8), 16) | 0);
+}
+
+/** A fresh xoroshiro128+ generator for `seed` (see the module comment for the state). */
+export function seededRng(seed: number): RandomGenerator {
+  return xoroshiro128plusFromState(seededState(seed));
 }
 
 /** Deterministic 48-bit seed for `label` under `base` (see the module comment). */
