@@ -71,9 +71,9 @@ describe('embedding cache', () => {
     expect(q.stats.hits).toBe(0);
     const m = await encodeWithCache(embedder, TEXTS.slice(0, 5), 'document', options(cacheDir, logs, { modelSha256: 'x'.repeat(64) }));
     expect(m.stats.hits).toBe(0);
-    const parts: EmbeddingKeyParts = { modelSha256: 'a', tokenizerSha256: 'b', dtype: 'fp32', pooling: 'cls', normalize: true, role: 'query', prefix: 'p', maxTokens: 512 };
+    const parts: EmbeddingKeyParts = { modelSha256: 'a', tokenizerSha256: 'b', dtype: 'fp32', pooling: 'cls', normalize: true, role: 'query', prefix: 'p', maxTokens: 512, batching: { scheme: 'length-buckets-v1', batchSize: 32, maxBatchTokens: 16384 } };
     const k = embeddingConfigKey(parts);
-    for (const change of [{ dtype: 'q8' }, { pooling: 'mean' }, { normalize: false }, { role: 'document' as const }, { prefix: 'p ' }, { maxTokens: 511 }, { tokenizerSha256: 'c' }]) {
+    for (const change of [{ dtype: 'q8' }, { pooling: 'mean' }, { normalize: false }, { role: 'document' as const }, { prefix: 'p ' }, { maxTokens: 511 }, { tokenizerSha256: 'c' }, { batching: { scheme: 'length-buckets-v1' as const, batchSize: 16, maxBatchTokens: 16384 } }]) {
       expect(embeddingConfigKey({ ...parts, ...change })).not.toBe(k);
     }
     expect(textKey(k, 'a')).not.toBe(textKey(k, 'a '));

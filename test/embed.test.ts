@@ -11,6 +11,7 @@ import { buildTinyDecoder, buildTinyEncoder, type TinyModelInfo } from './helper
 import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
 import { resolveModel } from '../src/models/resolve.js';
 import { planBatches } from '../src/retrieval/dense/batching.js';
+import { bucketWidth } from '../src/util/length-buckets.js';
 import { frameAndTruncate, learnFrame } from '../src/retrieval/dense/token-frame.js';
 
 let root: string;
@@ -192,13 +193,14 @@ describe('prefixes, truncation, batching', () => {
     const a = await batched.embed(texts, 'document', (b) => void seen.push(b.indices));
     const b = await single.embed(texts, 'document');
     texts.forEach((_, i) => expectClose(a[i]!, b[i]!, 1e-6));
-    // Batches went longest first and every text came once.
+    // Batches went widest bucket first, each batch within one bucket, and every text came once.
     expect(seen.flat().sort((x, y) => x - y)).toEqual(texts.map((_, i) => i));
     const lens = batched.tokenize(texts, 'document').map((t) => t.ids.length);
-    const order = seen.flat().map((i) => lens[i]!);
+    const widths = seen.map((batch) => new Set(batch.map((i) => bucketWidth(lens[i]!, batched.maxLength))));
+    expect(widths.every((w) => w.size === 1)).toBe(true);
+    const order = widths.map((w) => [...w][0]!);
     expect(order).toEqual([...order].sort((x, y) => y - x));
-    expect(batched.lastRun!.batches).toBe(Math.ceil(texts.length / 3));
-    expect(batched.lastRun!.paddedTokens).toBeLessThanOrEqual(batched.lastRun!.tokens * 1.5);
+    expect(batched.lastRun!.paddedTokens).toBeGreaterThanOrEqual(batched.lastRun!.tokens);
     await batched.dispose();
     await single.dispose();
   });
@@ -207,13 +209,18 @@ describe('prefixes, truncation, batching', () => {
 const TINY_LOOP = ['skill', 'search', 'agent', 'code', 'data', 'file', 'test', 'user'];
 
 describe('pure parts', () => {
-  it('planBatches: longest first, ties by position, capped by size and padded tokens', () => {
+  it('planBatches: one bucket per batch (widest first, positions in order), one shape per bucket, capped by size and padded tokens', () => {
+    // Buckets: 3, 7, 1 → 8; 10 → 16.
     const p = planBatches([3, 10, 3, 7, 1, 10], 2, 100);
-    expect(p.batches).toEqual([[1, 5], [3, 0], [2, 4]]);
-    expect(p.paddedTokens).toBe(2 * 10 + 2 * 7 + 2 * 3);
-    const q = planBatches([10, 10, 10, 2], 8, 25);
-    expect(q.batches).toEqual([[0, 1], [2, 3]]);
+    expect(p.batches).toEqual([[1, 5], [0, 2], [3, 4]]);
+    expect(p.widths).toEqual([16, 8, 8]);
+    expect(p.rows).toEqual([2, 2, 2]);
+    expect(p.paddedTokens).toBe(2 * 16 + 2 * 8 + 2 * 8);
+    const q = planBatches([10, 10, 10, 2], 8, 40);
+    expect(q.batches).toEqual([[0, 1], [2], [3]]);
+    expect(q.rows).toEqual([2, 2, 5]);
     expect(planBatches([500], 4, 100).batches).toEqual([[0]]);
+    expect(planBatches([30], 4, 1e9, 20).widths).toEqual([30]);
   });
 
   it('frameAndTruncate keeps the special-token frame', () => {

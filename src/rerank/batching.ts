@@ -1,42 +1,52 @@
 /**
- * Batch planning for the reranker forward passes (pure): items sorted by token length so a batch
- * holds inputs of similar length (little padding), cut by a pair count and a padded-token budget;
- * plus the padded tensor layout (left or right padding) of one batch.
+ * Batch planning for the reranker forward passes (pure): inputs grouped by length bucket (the
+ * padded width is a function of each input's own token count, src/util/length-buckets.ts), so an
+ * input's score never depends on the other inputs of its batch, cut by a pair count and a
+ * padded-token budget; plus the padded tensor layout (left or right padding) of one batch.
  */
+import { bucketWidth } from '../util/length-buckets.js';
 
 export interface BatchLimits {
   /** At most this many inputs per batch (>= 1). */
   batchSize: number;
-  /** At most this many padded tokens (inputs x longest length) per batch; a single longer input still goes alone. */
+  /** At most this many padded tokens (inputs x width) per batch; a single wider input still goes alone. */
   maxBatchTokens: number;
+  /** The model's token limit: no bucket is wider (default: none). */
+  maxWidth?: number;
 }
 
 /**
- * Groups item indices into batches. Items are taken longest first (ties by index, so the plan is
- * deterministic); a batch closes when it holds `batchSize` items or adding the next item would
- * make `count x longest` exceed `maxBatchTokens`. With `exactLengthOnly`, a batch also holds only
- * items of one length (no padding at all: for exports whose attention ignores the mask).
+ * One planned forward pass: item indices (ascending), the width every row is padded to and the row
+ * count the batch is filled up to (every batch of a bucket has the same tensor shape: kernels pick
+ * their paths by shape, so a row's result also depends on the row count).
  */
-export function planBatches(lengths: readonly number[], limits: BatchLimits, exactLengthOnly = false): number[][] {
+export interface PlannedBatch {
+  items: number[];
+  width: number;
+  rows: number;
+}
+
+/**
+ * Groups item indices into batches of one bucket each, widest bucket first (a run that would
+ * exhaust memory fails early), items in index order; a batch closes at `batchSize` items or when
+ * one more would make `count x width` exceed `maxBatchTokens`. With `exactLengthOnly` the bucket is
+ * the exact length (no padding at all: for exports whose attention ignores the mask).
+ */
+export function planBatches(lengths: readonly number[], limits: BatchLimits, exactLengthOnly = false): PlannedBatch[] {
   if (!Number.isInteger(limits.batchSize) || limits.batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${limits.batchSize}`);
-  const order = lengths.map((_, i) => i).sort((a, b) => lengths[b]! - lengths[a]! || a - b);
-  const batches: number[][] = [];
-  let cur: number[] = [];
-  let longest = 0;
-  for (const i of order) {
-    const len = lengths[i]!;
-    if (cur.length > 0) {
-      const wouldBe = Math.max(longest, len) * (cur.length + 1);
-      if (cur.length >= limits.batchSize || wouldBe > limits.maxBatchTokens || (exactLengthOnly && len !== longest)) {
-        batches.push(cur);
-        cur = [];
-        longest = 0;
-      }
-    }
-    cur.push(i);
-    longest = Math.max(longest, len);
+  const byWidth = new Map<number, number[]>();
+  lengths.forEach((len, i) => {
+    const w = exactLengthOnly ? len : bucketWidth(len, limits.maxWidth);
+    const list = byWidth.get(w);
+    if (list) list.push(i);
+    else byWidth.set(w, [i]);
+  });
+  const batches: PlannedBatch[] = [];
+  for (const width of [...byWidth.keys()].sort((a, b) => b - a)) {
+    const perBatch = Math.max(1, Math.min(limits.batchSize, Math.floor(limits.maxBatchTokens / Math.max(1, width))));
+    const items = byWidth.get(width)!;
+    for (let i = 0; i < items.length; i += perBatch) batches.push({ items: items.slice(i, i + perBatch), width, rows: perBatch });
   }
-  if (cur.length > 0) batches.push(cur);
   return batches;
 }
 
@@ -55,9 +65,15 @@ export interface EncodedInput {
   typeIds?: readonly number[];
 }
 
-/** Pads `rows` to the longest one, on the left (decoders: last position = last real token) or on the right. */
-export function padBatch(rows: readonly EncodedInput[], padId: number, side: 'left' | 'right'): PaddedBatch {
-  const width = rows.reduce((m, r) => Math.max(m, r.ids.length), 0);
+/**
+ * Pads `realRows` to `width` (default: the longest row), on the left (decoders: last position =
+ * last real token) or on the right, and fills the batch up to `rowCount` rows with copies of the
+ * first row (their outputs are ignored).
+ */
+export function padBatch(realRows: readonly EncodedInput[], padId: number, side: 'left' | 'right', width = realRows.reduce((m, r) => Math.max(m, r.ids.length), 0), rowCount = realRows.length): PaddedBatch {
+  const rows = [...realRows];
+  while (rows.length < rowCount) rows.push(realRows[0]!);
+  if (rows.some((r) => r.ids.length > width)) throw new RangeError(`padBatch: a row is longer than the width ${width}`);
   const n = rows.length;
   const inputIds = new BigInt64Array(n * width).fill(BigInt(padId));
   const attentionMask = new BigInt64Array(n * width);

@@ -11,7 +11,8 @@
  * drops the closing separator. With SkillRet queries (far below half the budget) only the
  * document is ever cut, and the query always survives whole.
  *
- * Batches: pairs sorted by token length (little padding), right padding, order restored.
+ * Batches: pairs grouped by length bucket and right-padded to the bucket's width, so a pair's score
+ * never depends on its batch companions (batching.ts); order restored.
  */
 import { AutoModelForSequenceClassification, AutoTokenizer, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { UserError } from '../core/errors.js';
@@ -163,14 +164,17 @@ export class CrossEncoderReranker implements Reranker {
     const batches = planBatches(lengths, {
       batchSize: this.opts.batchSize,
       maxBatchTokens: this.opts.maxBatchTokens ?? this.opts.batchSize * this.maxTokens,
+      maxWidth: this.maxTokens,
     });
     const scores = new Array<number>(pairs.length).fill(NaN);
     const padId = this.tokenizer.pad_token_id ?? 0;
-    await runBatches(batches, this.opts.concurrency, async (batch) => {
+    await runBatches(batches, this.opts.concurrency, async ({ items: batch, width, rows }) => {
       const padded = padBatch(
         batch.map((i) => encoded[i]!),
         padId,
         'right',
+        width,
+        rows,
       );
       const dims = [padded.rows, padded.width];
       const feeds: Record<string, Tensor> = {

@@ -129,9 +129,9 @@ export class Qwen3Reranker implements Reranker {
   }
 
   /** One forward pass over already-encoded inputs (left padded): raw yes/no logits per input. */
-  async yesNoLogits(inputs: readonly EncodedInput[]): Promise<YesNoLogits[]> {
+  async yesNoLogits(inputs: readonly EncodedInput[], width?: number, rowCount?: number): Promise<YesNoLogits[]> {
     const padId = this.tokenizer.pad_token_id ?? 0;
-    const padded = padBatch(inputs, padId, 'left');
+    const padded = padBatch(inputs, padId, 'left', width, rowCount);
     const dims = [padded.rows, padded.width];
     const feeds: Record<string, Tensor> = {
       input_ids: new Tensor('int64', padded.inputIds, dims),
@@ -146,7 +146,7 @@ export class Qwen3Reranker implements Reranker {
     const [, positions, vocab] = logits.dims as [number, number, number];
     const data = logits.data as ArrayLike<number>;
     const res: YesNoLogits[] = [];
-    for (let r = 0; r < padded.rows; r++) {
+    for (let r = 0; r < inputs.length; r++) {
       const base = (r * positions + positions - 1) * vocab;
       res.push({ yes: readFloat(logits.type, data, base + this.yesId), no: readFloat(logits.type, data, base + this.noId) });
     }
@@ -171,12 +171,16 @@ export class Qwen3Reranker implements Reranker {
     const encoded = pairs.map((p) => this.encodePair(p.query, p.doc));
     const batches = planBatches(
       encoded.map((e) => e.ids.length),
-      { batchSize: this.opts.batchSize, maxBatchTokens: this.maxBatchTokens },
+      { batchSize: this.opts.batchSize, maxBatchTokens: this.maxBatchTokens, maxWidth: this.opts.maxTokens },
       !this.padding,
     );
     const scores = new Array<number>(pairs.length).fill(NaN);
-    await runBatches(batches, this.opts.concurrency, async (batch) => {
-      const logits = await this.yesNoLogits(batch.map((i) => encoded[i]!));
+    await runBatches(batches, this.opts.concurrency, async ({ items: batch, width, rows }) => {
+      const logits = await this.yesNoLogits(
+        batch.map((i) => encoded[i]!),
+        width,
+        rows,
+      );
       batch.forEach((i, r) => {
         scores[i] = pYes(logits[r]!.yes, logits[r]!.no);
       });

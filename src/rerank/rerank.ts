@@ -103,13 +103,17 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
       ctx.log(`reranker ${r.id}: score cache off (model files not found under ${resolved.folder})`);
     } else {
       const d = inner.describe();
-      // Everything that changes a score; batch size, threads and padding mode only move last bits.
+      // Everything that changes a score's bits: a batch's tensor shape is fixed by the pair's length
+      // bucket and the batch size (batching.ts), so batch size and padding mode are part of the key.
       const key = {
         v: SCORER_VERSION,
         fingerprint,
         dtype,
         scorer: d.scorer,
         maxTokens: d.maxTokens,
+        batching: 'length-buckets-v1',
+        batchSize: d.batchSize,
+        ...(typeof d.padding === 'string' ? { padding: d.padding } : {}),
         ...(r.type === 'qwen3' ? { template: r.template, instruction: r.instruction } : {}),
       };
       cache = ScoreCache.open(join(rerankDir, sha256Hex(stableStringify(key))), { ...key, model: describeModel(resolved) });

@@ -4,7 +4,7 @@
  */
 import pLimit from 'p-limit';
 
-export async function runBatches(batches: readonly number[][], concurrency: number, fn: (batch: number[]) => Promise<void>): Promise<void> {
+export async function runBatches<B>(batches: readonly B[], concurrency: number, fn: (batch: B) => Promise<void>): Promise<void> {
   const limit = pLimit(Math.max(1, Math.floor(concurrency)));
   await Promise.all(batches.map((b) => limit(() => fn(b))));
 }

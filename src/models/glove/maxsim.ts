@@ -43,8 +43,6 @@ export function maxSimModel(rows: number, dim: number, unit16: Uint16Array, weig
   const penalty = g.constF('const.mask_penalty', [], [4]);
   const tiny = g.constF('const.tiny', [], [1e-12]);
   const axes1 = g.constI('const.axes1', [1], [1]);
-  const axis1 = g.constI('const.axis1', [], [1]);
-  const start0 = g.constI('const.start0', [1], [0]);
 
   const x = g.op('Cast', [g.op('Gather', [table, 'input_ids'])], { to: F }); // [b, s, d]
   const w = g.op('Gather', [wtab, 'input_ids']); // [b, s]
@@ -55,14 +53,12 @@ export function maxSimModel(rows: number, dim: number, unit16: Uint16Array, weig
   const qw = g.op('Mul', [g.op('Mul', [w, m]), notType1]); // query weights [b, s]
   const dValid = g.op('Mul', [g.op('Mul', [isWord, m]), tt]); // document tokens [b, s]
 
-  // Query tokens lie before the document: keep positions < max over the batch of (last type-0 real position + 1).
-  const pos1 = g.op('CumSum', [g.op('Add', [g.op('Mul', [m, zero]), one]), axis1]); // 1..s
-  const qEnd = g.op('ReduceMax', [g.op('Mul', [g.op('Mul', [pos1, notType1]), m])], { axes: attr.ints([1]), keepdims: attr.int(0) });
-  const lq = g.op('Cast', [g.op('ReduceMax', [qEnd], { keepdims: attr.int(1) })], { to: attr.int(7) }); // [1]
-  const xq = g.op('Slice', [x, start0, lq, axes1]); // [b, lq, d]
-  const qwq = g.op('Slice', [qw, start0, lq, axes1]); // [b, lq]
+  // Every position is a query candidate (weight 0 where it is not a query word): no slice whose
+  // length would depend on the other rows of the batch, so a pair's score is the same in any batch.
+  const xq = x; // [b, s, d]
+  const qwq = qw; // [b, s]
 
-  const sim = g.op('MatMul', [xq, g.op('Transpose', [x], { perm: attr.ints([0, 2, 1]) })]); // [b, lq, s]
+  const sim = g.op('MatMul', [xq, g.op('Transpose', [x], { perm: attr.ints([0, 2, 1]) })]); // [b, s, s]
   const maskAdd = g.op('Unsqueeze', [g.op('Mul', [g.op('Sub', [dValid, one]), penalty]), axes1]); // 0 or −4, [b, 1, s]
   const best = g.op('Max', [g.op('ReduceMax', [g.op('Add', [sim, maskAdd])], { axes: attr.ints([2]), keepdims: attr.int(0) }), minusOne]);
   const num = g.op('ReduceSum', [g.op('Mul', [qwq, best]), axes1], { keepdims: attr.int(1) }); // [b, 1]

@@ -11,7 +11,7 @@ export const GLOVE_RERANKER_NAME = 'glove-6b-100d-maxsim';
 /** File written last into each model folder; its presence (with the current converter version) marks it complete. */
 export const GLOVE_COMPLETE_MARKER = 'skillret-model.json';
 /** Bump when the conversion changes, so existing folders are rebuilt. */
-export const GLOVE_CONVERTER_VERSION = 1;
+export const GLOVE_CONVERTER_VERSION = 2;
 
 export function gloveEmbedderDir(modelsDir: string): string {
   return join(modelsDir, GLOVE_EMBEDDER_NAME);

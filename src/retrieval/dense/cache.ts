@@ -42,6 +42,11 @@ export interface EmbeddingKeyParts {
   prefix: string;
   /** Effective token limit (after min with the model's maximum). */
   maxTokens: number;
+  /**
+   * The batching rule and its limits: they fix each text's tensor shape (length bucket x rows per
+   * batch, see batching.ts), hence the low bits of its vector.
+   */
+  batching: { scheme: 'length-buckets-v1'; batchSize: number; maxBatchTokens: number };
 }
 
 export interface CachedEmbedding {

@@ -4,7 +4,8 @@
  * - The role's prefix goes in front of each text (query / document), then the text is
  *   tokenised once, framed with the tokenizer's special tokens and cut from the right to
  *   min(maxTokens, model maximum) tokens keeping those special tokens (see token-frame.ts).
- * - Batches are formed by token length (batching.ts) and padded on the tokenizer's padding side;
+ * - Batches are formed by length bucket and padded to the bucket's width on the tokenizer's padding
+ *   side (batching.ts), so a text's vector never depends on its batch companions;
  *   pooling reads the attention mask, so the first/last real token is found whatever the side.
  * - Outputs are float32 vectors in input order; truncation and throughput are counted.
  */
@@ -21,6 +22,9 @@ import { poolBatch } from './pooling.js';
 import { frameAndTruncate, learnFrame, type Frame } from './token-frame.js';
 
 export type Role = 'query' | 'document';
+
+/** Padded tokens per batch at most, unless `maxBatchTokens` says otherwise. */
+export const DEFAULT_MAX_BATCH_TOKENS = 16384;
 
 export interface EmbedderOptions {
   queryPrefix: string;
@@ -196,12 +200,17 @@ export class Embedder {
     const plan = planBatches(
       nonEmpty.map((i) => lengths[i]!),
       this.options.batchSize,
-      this.options.maxBatchTokens ?? 16384,
+      this.options.maxBatchTokens ?? DEFAULT_MAX_BATCH_TOKENS,
+      this.maxLength,
     );
     let tokens = 0;
-    for (const local of plan.batches) {
+    for (const [b, local] of plan.batches.entries()) {
       const batch = local.map((j) => nonEmpty[j]!);
-      const vectors = await this.runBatch(batch.map((i) => tok[i]!.ids));
+      const vectors = await this.runBatch(
+        batch.map((i) => tok[i]!.ids),
+        plan.widths[b],
+        plan.rows[b],
+      );
       batch.forEach((i, r) => (out[i] = vectors[r]!));
       for (const i of batch) tokens += lengths[i]!;
       if (onBatch) await onBatch({ indices: batch, vectors, tokenized: batch.map((i) => tok[i]!) });
@@ -239,10 +248,15 @@ export class Embedder {
     return out as Float32Array[];
   }
 
-  /** One forward pass over already tokenised texts (padded here), pooled to vectors. */
-  async runBatch(idLists: readonly number[][]): Promise<Float32Array[]> {
+  /**
+   * One forward pass over already tokenised texts (padded here to `width`, default the longest,
+   * and filled up to `rowCount` rows with copies of the first text), pooled to vectors (one per text).
+   */
+  async runBatch(realLists: readonly number[][], width?: number, rowCount = realLists.length): Promise<Float32Array[]> {
+    const idLists = [...realLists];
+    while (idLists.length < rowCount) idLists.push(realLists[0]!);
     const B = idLists.length;
-    const T = Math.max(...idLists.map((x) => x.length));
+    const T = Math.max(width ?? 0, ...idLists.map((x) => x.length));
     const pad = BigInt(this.tokenizer.pad_token_id ?? 0);
     const ids = new BigInt64Array(B * T).fill(pad);
     const mask = new BigInt64Array(B * T);
@@ -260,7 +274,7 @@ export class Embedder {
       const h = hidden.type === 'float32' ? hidden : hidden.to('float32');
       const H = h.dims[2]!;
       this.dim = H;
-      return poolBatch({ data: h.data as Float32Array, batch: B, tokens: T, hidden: H }, mask, this.options.pooling, this.options.normalize);
+      return poolBatch({ data: h.data as Float32Array, batch: B, tokens: T, hidden: H }, mask, this.options.pooling, this.options.normalize).slice(0, realLists.length);
     } finally {
       for (const v of Object.values(outputs)) if (v instanceof Tensor) v.dispose();
     }

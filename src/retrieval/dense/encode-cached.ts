@@ -10,7 +10,7 @@
  */
 import type { ProgressFactory } from '../../core/context.js';
 import { EmbeddingCache, embeddingConfigKey, textKey, type EmbeddingCacheOptions } from './cache.js';
-import type { BatchResult, EmbedRunStats, Embedder, OnBatch, Role } from './embedder.js';
+import { DEFAULT_MAX_BATCH_TOKENS, type BatchResult, type EmbedRunStats, type Embedder, type OnBatch, type Role } from './embedder.js';
 
 export interface EncodeStats {
   texts: number;
@@ -95,6 +95,7 @@ export async function encodeWithCache(
     role,
     prefix: embedder.prefixFor(role),
     maxTokens: embedder.maxLength,
+    batching: { scheme: 'length-buckets-v1', batchSize: embedder.options.batchSize, maxBatchTokens: embedder.options.maxBatchTokens ?? DEFAULT_MAX_BATCH_TOKENS },
   });
   const { modelSha256: _m, tokenizerSha256: _t, ...common } = o;
   return encodeTextsWithCache(embedder, texts, role, { ...common, configKey });
