@@ -26,6 +26,18 @@ export interface RerankerPreset {
   dtype?: string;
   /** dtype of the official runs (for the record). */
   officialDtype?: string;
+  /**
+   * Precision the official run's scores had (rerank/score-precision.ts): fp16 P(yes) for the
+   * Qwen3-style scorers (log_softmax(...).exp() on fp16 logits), bf16 logits for jina. Scores are
+   * rounded to it before ranking unless the config says otherwise.
+   */
+  scorePrecision: 'fp32' | 'fp16' | 'bf16';
+  /** Other exact names of the same checkpoint (review copy). */
+  aliases: string[];
+  /** Where the settings come from (protocol section and official code). */
+  source: string;
+  /** When no export is published: the exact command that makes one (also in `note`). */
+  exportCommand?: string;
   /** Protocol token limit of one model input. */
   maxTokens: number;
   /** qwen3 only. */
@@ -38,14 +50,17 @@ export interface RerankerPreset {
 
 const QWEN3_MAX = 32_768;
 
-function exportHint(source: string): string {
-  return (
-    `no ONNX export of ${source} in transformers.js layout is known; export it ` +
-    `(e.g. \`optimum-cli export onnx --model ${source} --task text-generation <dir>\`, then move model.onnx ` +
-    `(and model.onnx_data) into <dir>/onnx/ next to config.json, tokenizer.json and tokenizer_config.json) ` +
-    `and set the reranker's model to that folder`
-  );
+/** The exact commands that export a yes/no reranker into `models/<name>` in transformers.js layout. */
+export function rerankerExportCommand(source: string, name: string): string {
+  const dir = `models/${name}`;
+  return `optimum-cli export onnx --model ${source} --task text-generation ${dir} && mkdir -p ${dir}/onnx && mv ${dir}/model.onnx* ${dir}/onnx/`;
 }
+
+function exportHint(source: string, name: string): string {
+  return `no ONNX export of ${source} in transformers.js layout is published; make it with: ${rerankerExportCommand(source, name)} (or set the reranker's model to a folder holding one)`;
+}
+
+const P5 = 'skillret-protocol.md section 5';
 
 export const RERANKER_PRESETS: readonly RerankerPreset[] = [
   {
@@ -61,6 +76,9 @@ export const RERANKER_PRESETS: readonly RerankerPreset[] = [
     note:
       'onnx-community export ships only int8 (q8, onnx/model_quantized.onnx) and 4-bit (q4) weights; ' +
       'the official runs are fp16, so scores differ slightly from the paper',
+    scorePrecision: 'fp16',
+    aliases: [],
+    source: `${P5} (Qwen3-Reranker template, I, 32,768 tokens, fp16); official Qwen3RankModel`,
   },
   {
     name: 'qwen3-reranker-4b',
@@ -71,7 +89,11 @@ export const RERANKER_PRESETS: readonly RerankerPreset[] = [
     maxTokens: QWEN3_MAX,
     template: 'qwen3',
     instruction: SKILL_INSTRUCTION,
-    note: exportHint('Qwen/Qwen3-Reranker-4B'),
+    note: exportHint('Qwen/Qwen3-Reranker-4B', 'qwen3-reranker-4b'),
+    scorePrecision: 'fp16',
+    aliases: [],
+    exportCommand: rerankerExportCommand('Qwen/Qwen3-Reranker-4B', 'qwen3-reranker-4b'),
+    source: `${P5} (Qwen3-Reranker template, I, 32,768 tokens, fp16); official Qwen3RankModel`,
   },
   {
     name: 'qwen3-reranker-8b',
@@ -82,7 +104,11 @@ export const RERANKER_PRESETS: readonly RerankerPreset[] = [
     maxTokens: QWEN3_MAX,
     template: 'qwen3',
     instruction: SKILL_INSTRUCTION,
-    note: exportHint('Qwen/Qwen3-Reranker-8B'),
+    note: exportHint('Qwen/Qwen3-Reranker-8B', 'qwen3-reranker-8b'),
+    scorePrecision: 'fp16',
+    aliases: [],
+    exportCommand: rerankerExportCommand('Qwen/Qwen3-Reranker-8B', 'qwen3-reranker-8b'),
+    source: `${P5} (Qwen3-Reranker template, I, 32,768 tokens, fp16); official Qwen3RankModel`,
   },
   {
     name: 'skillret-reranker-0.6b',
@@ -93,7 +119,11 @@ export const RERANKER_PRESETS: readonly RerankerPreset[] = [
     maxTokens: QWEN3_MAX,
     template: 'qwen3',
     instruction: SKILL_INSTRUCTION,
-    note: exportHint('ThakiCloud/SKILLRET-Reranker-0.6B'),
+    note: exportHint('ThakiCloud/SKILLRET-Reranker-0.6B', 'skillret-reranker-0.6b'),
+    scorePrecision: 'fp16',
+    aliases: ['anonymous-ed-benchmark/SKILLRET-Reranker-0.6B'],
+    exportCommand: rerankerExportCommand('ThakiCloud/SKILLRET-Reranker-0.6B', 'skillret-reranker-0.6b'),
+    source: `${P5} (Qwen3-Reranker template and I, fp16); official Qwen3RankModel via the "skillret-reranker" key`,
   },
   {
     name: 'skillrouter-reranker-0.6b',
@@ -104,7 +134,11 @@ export const RERANKER_PRESETS: readonly RerankerPreset[] = [
     maxTokens: QWEN3_MAX,
     template: 'skillrouter',
     instruction: SKILLROUTER_INSTRUCTION,
-    note: exportHint('pipizhao/SkillRouter-Reranker-0.6B'),
+    note: exportHint('pipizhao/SkillRouter-Reranker-0.6B', 'skillrouter-reranker-0.6b'),
+    scorePrecision: 'fp16',
+    aliases: [],
+    exportCommand: rerankerExportCommand('pipizhao/SkillRouter-Reranker-0.6B', 'skillrouter-reranker-0.6b'),
+    source: `${P5} (SkillRouter template: own I, blank lines between fields, fp16); official SkillRouterRankModel`,
   },
   {
     name: 'jina-reranker-v2-base-multilingual',
@@ -115,6 +149,9 @@ export const RERANKER_PRESETS: readonly RerankerPreset[] = [
     officialDtype: 'bf16',
     maxTokens: 1024,
     note: 'ONNX weights in the model repo (onnx/); licence CC-BY-NC-4.0; official runs are bf16',
+    scorePrecision: 'bf16',
+    aliases: [],
+    source: `${P5} (cross-encoder, raw logit, 1,024 tokens, bf16); official HFRankModel (rerankers, dtype bfloat16, last logit)`,
   },
   {
     name: 'glove-6b-100d-maxsim',
@@ -125,6 +162,9 @@ export const RERANKER_PRESETS: readonly RerankerPreset[] = [
     dtype: 'fp32',
     maxTokens: 512,
     note: 'untrained GloVe MaxSim scorer, not a trained reranker (built offline on demand; for smoke tests and benchmarks of the pipeline)',
+    scorePrecision: 'fp32',
+    aliases: [],
+    source: 'bundled stand-in (not a paper model)',
   },
 ];
 
@@ -134,7 +174,8 @@ export function findRerankerPreset(ref: string): RerankerPreset | undefined {
   return (
     RERANKER_PRESETS.find((p) => p.name === r) ??
     RERANKER_PRESETS.find((p) => p.sourceModel === r) ??
-    RERANKER_PRESETS.find((p) => p.hubId !== null && p.hubId === r)
+    RERANKER_PRESETS.find((p) => p.hubId !== null && p.hubId === r) ??
+    RERANKER_PRESETS.find((p) => p.aliases.includes(r))
   );
 }
 

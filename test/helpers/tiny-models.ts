@@ -98,6 +98,10 @@ export interface SentenceTransformersOptions {
   normalize?: boolean;
   /** config_sentence_transformers.json prompts, e.g. { query: 'query: ' } */
   prompts?: Record<string, string>;
+  /** config_sentence_transformers.json default_prompt_name (default null) */
+  defaultPromptName?: string;
+  /** write sentence_bert_config.json with this max_seq_length */
+  maxSeqLength?: number;
 }
 
 export interface TinyEncoderOptions {
@@ -183,9 +187,10 @@ function writeSentenceTransformers(dir: string, st: SentenceTransformersOptions,
   if (st.normalize ?? true) mkdirSync(join(dir, '2_Normalize'), { recursive: true });
   writeJsonAtomic(join(dir, 'config_sentence_transformers.json'), {
     prompts: st.prompts ?? {},
-    default_prompt_name: null,
+    default_prompt_name: st.defaultPromptName ?? null,
     similarity_fn_name: 'cosine',
   });
+  if (st.maxSeqLength !== undefined) writeJsonAtomic(join(dir, 'sentence_bert_config.json'), { max_seq_length: st.maxSeqLength, do_lower_case: false });
 }
 
 // ---------------------------------------------------------------- plain-JS reference maths

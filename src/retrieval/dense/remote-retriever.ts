@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Run } from '../../core/types.js';
 import { UserError } from '../../core/errors.js';
 import type { StageContext } from '../../core/context.js';
-import { findEmbedderPreset } from '../../models/embedder-presets.js';
+import { findEmbedderPreset, type EmbedderPreset } from '../../models/embedder-presets.js';
 import { writeJsonAtomic } from '../../util/atomic.js';
 import { sha256Hex, stableStringify } from '../../util/hash.js';
 import { offlineFromEnv } from '../../util/paths.js';
@@ -98,6 +98,23 @@ function readMemo(file: string): ServerIdentity | null {
   }
 }
 
+/**
+ * A preset's prefix for a served model: its own string; "" where the protocol leaves the role to
+ * the model (the server applies the model's own default prompt, if it is configured so); refused
+ * where the protocol names one of the model's own prompts, which a server does not expose.
+ */
+function remotePrefix(id: string, preset: EmbedderPreset | null, role: 'query' | 'document'): string {
+  const setting = preset ? (role === 'query' ? preset.queryPrefix : preset.docPrefix) : '';
+  if (typeof setting === 'string') return setting;
+  if ('ownPrompt' in setting) {
+    const key = role === 'query' ? 'query_prefix' : 'doc_prefix';
+    throw new UserError(
+      `retrievers.${id}.${key}: preset ${preset!.name} uses the model's own "${setting.ownPrompt}" prompt, which a remote server does not expose; set ${key} to that prompt's text (config_sentence_transformers.json of the model)`,
+    );
+  }
+  return '';
+}
+
 export async function remoteDenseRetrieve(
   ctx: StageContext,
   spec: RemoteDenseSpec,
@@ -122,8 +139,8 @@ export async function remoteDenseRetrieve(
   for (const k of ignoredOptions) ctx.log(`dense ${spec.id}: ${k} is ignored with a remote endpoint (the server decides it)`);
 
   const preset = findEmbedderPreset(spec.model) ?? null;
-  const queryPrefix = spec.queryPrefix ?? preset?.queryPrefix ?? '';
-  const docPrefix = spec.docPrefix ?? preset?.docPrefix ?? '';
+  const queryPrefix = spec.queryPrefix ?? remotePrefix(spec.id, preset, 'query');
+  const docPrefix = spec.docPrefix ?? remotePrefix(spec.id, preset, 'document');
   const normalize = spec.normalize ?? null;
   if (normalize === false && endpoint.api === 'openai') {
     ctx.log(`dense ${spec.id}: normalize: false cannot be asked of an openai endpoint; vectors are used as the server returns them`);

@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import type { Run } from '../../core/types.js';
 import { UserError } from '../../core/errors.js';
 import type { StageContext } from '../../core/context.js';
-import { findEmbedderPreset, type EmbedderPreset, type Pooling } from '../../models/embedder-presets.js';
+import { findEmbedderPreset, missingExportMessage, type EmbedderPreset, type Pooling } from '../../models/embedder-presets.js';
+import { resolveEmbedderSettings, type EmbedderSettings } from '../../models/embedder-settings.js';
+import { readStConfig } from '../../models/st-config.js';
+import { fetchStFiles } from '../../models/st-fetch.js';
 import { describeModel, resolveModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import { sha256Hex } from '../../util/hash.js';
@@ -63,6 +66,8 @@ export interface DenseInfo {
     threads: number | null;
     topK: number;
     paddingSide: 'left' | 'right';
+    /** Where each of prefixes, pooling, normalisation and max tokens came from. */
+    sources: EmbedderSettings['sources'];
     /** Token ids the tokenizer adds before / after every text (kept by truncation). */
     specialTokens: { prefix: number[]; suffix: number[] };
   };
@@ -83,13 +88,14 @@ interface Resolved {
   model: ResolvedModel;
   preset: EmbedderPreset | null;
   options: EmbedderOptions;
+  sources: EmbedderSettings['sources'];
 }
 
 function isLocalRef(ref: string, models: string): boolean {
   return existsSync(join(ref, 'config.json')) || existsSync(join(models, ref, 'config.json'));
 }
 
-/** Preset + model location + every option (spec overrides preset, preset overrides defaults). */
+/** Preset + model location + every option (spec overrides preset, preset and model files override defaults). */
 async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: ModelLocationOptions): Promise<Resolved> {
   let preset: EmbedderPreset | null = null;
   if (spec.preset !== undefined) {
@@ -100,6 +106,7 @@ async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: ModelLocatio
   let ref = spec.model;
   if (!isLocalRef(spec.model, loc.modelsDir) && byRef) {
     preset ??= byRef;
+    if (byRef.unsupported) throw new UserError(`retrievers.${spec.id}.model: ${byRef.unsupported}`);
     if (byRef.localFolder !== null) {
       if (byRef.name === 'glove-6b-100d-static') {
         const { ensureGloveModels } = await import('../../models/glove/convert.js');
@@ -115,22 +122,42 @@ async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: ModelLocatio
         );
       }
       ref = rev !== undefined ? `${byRef.hubId}@${rev}` : byRef.hubId;
+    } else {
+      // No published export: the folder the export command writes, else say how to make it.
+      const folder = join(loc.modelsDir, byRef.name);
+      if (!existsSync(join(folder, 'config.json'))) throw new UserError(missingExportMessage(`retrievers.${spec.id}.model`, byRef, folder));
+      ref = folder;
     }
   } else if (!preset && byRef) {
     preset = byRef;
   }
   const model = resolveModel(ref, loc);
+  if (model.source === 'hub') await fetchStFiles(model, loc);
+  const st = readStConfig(model.folder);
+  const settings = resolveEmbedderSettings({
+    spec: {
+      ...(spec.queryPrefix !== undefined ? { queryPrefix: spec.queryPrefix } : {}),
+      ...(spec.docPrefix !== undefined ? { docPrefix: spec.docPrefix } : {}),
+      ...(spec.pooling !== undefined ? { pooling: spec.pooling } : {}),
+      ...(spec.normalize !== undefined ? { normalize: spec.normalize } : {}),
+      ...(spec.maxTokens !== undefined ? { maxTokens: spec.maxTokens } : {}),
+    },
+    preset,
+    st,
+    where: `retrievers.${spec.id}`,
+    folder: model.folder,
+  });
   const options: EmbedderOptions = {
-    queryPrefix: spec.queryPrefix ?? preset?.queryPrefix ?? '',
-    docPrefix: spec.docPrefix ?? preset?.docPrefix ?? '',
-    pooling: spec.pooling ?? preset?.pooling ?? 'mean',
-    normalize: spec.normalize ?? preset?.normalize ?? true,
-    maxTokens: spec.maxTokens ?? preset?.maxTokens ?? null,
+    queryPrefix: settings.queryPrefix,
+    docPrefix: settings.docPrefix,
+    pooling: settings.pooling,
+    normalize: settings.normalize,
+    maxTokens: settings.maxTokens,
     dtype: spec.dtype ?? preset?.defaultDtype ?? 'fp32',
     batchSize: spec.batchSize ?? DEFAULT_BATCH_SIZE,
   };
   if (spec.threads !== undefined) options.threads = spec.threads;
-  return { model, preset, options };
+  return { model, preset, options, sources: settings.sources };
 }
 
 /** sha256 over the tokenizer files present in the model folder. */
@@ -155,7 +182,7 @@ export async function denseRetrieve(
   const loc: ModelLocationOptions = { offline: ctx.offline || offlineFromEnv(), cacheDir: ctx.cacheDir, modelsDir: modelsDir() };
 
   let t = performance.now();
-  const { model, preset, options } = await resolveSpec(ctx, spec, loc);
+  const { model, preset, options, sources } = await resolveSpec(ctx, spec, loc);
   const warning =
     model.source === 'hub' && !preset ? `hub model ${describeModel(model)} has no preset: prompt may not match the paper` : null;
   if (warning) ctx.log(`dense ${spec.id}: ${warning}`);
@@ -226,6 +253,7 @@ export async function denseRetrieve(
         threads: options.threads ?? null,
         topK: spec.topK,
         paddingSide: embedder.paddingSide,
+        sources,
         specialTokens: { prefix: embedder.frame.prefix, suffix: embedder.frame.suffix },
       },
       modelSha256: modelHash.sha256,

@@ -1,0 +1,219 @@
+/**
+ * Presets for every model of the published tables, checked against the protocol document byte for
+ * byte; the sentence-transformers configuration of a model folder (pooling module, Normalize,
+ * prompts, default prompt, max length) used when no preset names the model; refusal when nothing
+ * says how to pool; the export command in `models list` and in the missing-model error.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROTOCOL_DOC } from './helpers/shared.js';
+import { buildTinyEncoder } from './helpers/tiny-models.js';
+import { EMBEDDER_PRESETS, findEmbedderPreset, SKILL_INSTRUCTION, type EmbedderPreset, type PromptSetting } from '../src/models/embedder-presets.js';
+import { findRerankerPreset, RERANKER_PRESETS } from '../src/models/reranker-presets.js';
+import { readStConfig } from '../src/models/st-config.js';
+import { resolveEmbedderSettings } from '../src/models/embedder-settings.js';
+import { modelsListCommand } from '../src/commands/models.js';
+import { denseRetrieve, type DenseSpec } from '../src/retrieval/dense/retriever.js';
+import { silentProgress } from '../src/util/progress.js';
+import type { StageContext } from '../src/core/context.js';
+import { UserError } from '../src/core/errors.js';
+
+const paper = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'src', 'paper', 'paper-results.json'), 'utf8')) as {
+  tables: { id: string; first_stage: { hf_id: string } | null; rows: { model: string; hf_id: string | null; first_stage?: { hf_id: string } }[] }[];
+};
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'skr-presets-'));
+  process.env.SKILLRET_MODELS_DIR = join(root, 'models');
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('every model of the published tables has a preset', () => {
+  const rerankTables = paper.tables.filter((t) => t.id.includes('rerank'));
+  const embedIds = new Set<string>();
+  const rerankIds = new Set<string>();
+  for (const t of paper.tables) {
+    if (t.first_stage) embedIds.add(t.first_stage.hf_id);
+    for (const r of t.rows) {
+      if (r.first_stage) embedIds.add(r.first_stage.hf_id);
+      if (!r.hf_id) continue;
+      (rerankTables.includes(t) ? rerankIds : embedIds).add(r.hf_id);
+    }
+  }
+  it.each([...embedIds].sort())('embedder %s', (id) => {
+    const p = findEmbedderPreset(id);
+    expect(p, id).toBeDefined();
+    expect(p!.source).toMatch(/skillret-protocol\.md section 2/);
+    // Either an ONNX export to load, or the command that makes one (or a stated reason it cannot run here).
+    expect(p!.hubId !== null || p!.exportCommand !== null || p!.unsupported !== undefined).toBe(true);
+  });
+  it.each([...rerankIds].sort())('reranker %s', (id) => {
+    const p = findRerankerPreset(id);
+    expect(p, id).toBeDefined();
+    expect(p!.source).toMatch(/skillret-protocol\.md section 5/);
+    expect(p!.hubId !== null || p!.exportCommand !== undefined).toBe(true);
+  });
+  it('covers all 18 embedders and 6 rerankers, and review names map to the same presets (rule 3)', () => {
+    expect(embedIds.size).toBe(18);
+    expect(rerankIds.size).toBe(6);
+    expect(findEmbedderPreset('anonymous-ed-benchmark/SKILLRET-Embedding-8B')?.name).toBe('SkillRet-Embedding-8B');
+    expect(findRerankerPreset('anonymous-ed-benchmark/SKILLRET-Reranker-0.6B')?.name).toBe('skillret-reranker-0.6b');
+    expect(findEmbedderPreset('SKILLRET-Embedding')).toBeUndefined(); // never by substring
+    expect(findEmbedderPreset('ed-benchmark/SKILLRET-Embedding-8B')).toBeUndefined();
+  });
+  it('reranker score precision defaults to the official one', () => {
+    for (const n of ['qwen3-reranker-0.6b', 'qwen3-reranker-4b', 'qwen3-reranker-8b', 'skillret-reranker-0.6b', 'skillrouter-reranker-0.6b'])
+      expect(findRerankerPreset(n)!.scorePrecision).toBe('fp16');
+    expect(findRerankerPreset('jina-reranker-v2-base-multilingual')!.scorePrecision).toBe('bf16');
+  });
+});
+
+/** The protocol's section 2 table: model cell → [query, doc, pooling, max tokens] cells. */
+function protocolRows(text: string): { models: string; query: string; doc: string; pooling: string; max: string }[] {
+  const sec = text.slice(text.indexOf('## 2.'), text.indexOf('## 3.'));
+  return sec
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !l.startsWith('| Model') && !l.startsWith('|---'))
+    .map((l) => {
+      const c = l.slice(1, -1).split(' | ').map((x) => x.trim());
+      return { models: c[0]!, query: c[1]!, doc: c[2]!, pooling: c[3]!, max: c[4]! };
+    });
+}
+
+/** Expands "microsoft/harrier-oss-v1-270m, -0.6b" into full ids. */
+function rowIds(cell: string): string[] {
+  const parts = cell.split(', ');
+  const first = parts[0]!;
+  return parts.map((p) => (p.startsWith('-') ? first.replace(/-[^-]+$/, p) : p));
+}
+
+function expectPrompt(cell: string, got: PromptSetting, name: string): void {
+  const lit = /^`("[^`]*")`/.exec(cell);
+  if (cell === 'S') expect(got, name).toBe(SKILL_INSTRUCTION);
+  else if (cell.startsWith('instruction `')) expect(got, name).toBe(JSON.parse(/`("[^`]*")`/.exec(cell)![1]!));
+  else if (cell === 'none') expect(got, name).toBe('');
+  else if (lit) expect(got, name).toBe(JSON.parse(lit[1]!));
+  else if (cell.startsWith('own') && cell.includes('= bge string')) expect(got, name).toBe('Represent this sentence for searching relevant passages: ');
+  else if (/own `(\w+)` prompt/.test(cell)) expect(got, name).toEqual({ ownPrompt: /own `(\w+)` prompt/.exec(cell)![1] });
+  else if (cell.startsWith('own')) expect(got, name).toEqual({ roleDefault: true });
+  else throw new Error(`unparsed protocol cell ${cell}`);
+}
+
+describe.skipIf(!existsSync(PROTOCOL_DOC))('presets equal the protocol table (section 2) byte for byte', () => {
+  const rows = existsSync(PROTOCOL_DOC) ? protocolRows(readFileSync(PROTOCOL_DOC, 'utf8')).filter((r) => r.models !== 'BM25') : [];
+  it('parses every row', () => expect(rows.length).toBe(13));
+  for (const r of rows) {
+    for (const id of rowIds(r.models)) {
+      it(id, () => {
+        const p: EmbedderPreset = findEmbedderPreset(id)!;
+        expect(p, id).toBeDefined();
+        expect(p.source).toContain(r.models);
+        expectPrompt(r.query, p.queryPrefix, `${id} query`);
+        // "" in the doc column = nothing added by the benchmark; sentence-transformers models still add their own role prompt.
+        if (r.doc === '`""`' && typeof p.docPrefix !== 'string') expect(p.docPrefix).toEqual({ roleDefault: true });
+        else if (r.doc.startsWith('instruction')) expect(p.docPrefix).toBe('');
+        else expectPrompt(r.doc, p.docPrefix, `${id} doc`);
+        const pool = r.pooling.toLowerCase();
+        if (pool.startsWith('cls')) expect(p.pooling).toBe('cls');
+        else if (pool.startsWith('mean')) expect(p.pooling).toBe('mean');
+        else if (pool.startsWith('last')) expect(p.pooling).toBe('last_token');
+        else expect(p.pooling).toBe('model');
+        if (pool.includes('unnormalised')) expect(p.normalize).toBe(false);
+        if (pool.includes('l2')) expect(p.normalize).toBe(true);
+        expect(p.maxTokens).toBe(Number(/^[\d,]+/.exec(r.max)![0].replace(/,/g, '')));
+      });
+    }
+  }
+});
+
+describe('models list', () => {
+  it('shows every preset, the export command where no export is published, and the score precision', () => {
+    const out = modelsListCommand({ format: 'table' });
+    for (const p of EMBEDDER_PRESETS) expect(out).toContain(`  ${p.name}  (`);
+    for (const p of RERANKER_PRESETS) expect(out).toContain(`  ${p.name}  (`);
+    expect(out).toContain('export: optimum-cli export onnx --model Qwen/Qwen3-Embedding-8B --task feature-extraction');
+    expect(out).toContain('export: optimum-cli export onnx --model Qwen/Qwen3-Reranker-8B --task text-generation');
+    expect(out).toMatch(/qwen3-reranker-0\.6b .*\n.*score precision fp16/);
+    const json = JSON.parse(modelsListCommand({ format: 'json' })) as { embedders: unknown[] };
+    expect(json.embedders).toHaveLength(EMBEDDER_PRESETS.length);
+  });
+});
+
+const stage = (): StageContext => ({ cacheDir: join(root, 'cache'), useCache: false, offline: true, progress: silentProgress, log: () => {} });
+const spec = (model: string, over: Partial<DenseSpec> = {}): DenseSpec => ({ id: 'd', model, batchSize: 4, threads: 1, topK: 2, index: { type: 'exact' }, ...over });
+const DOCS = [
+  { id: 's1', text: 'deploy docker code' },
+  { id: 's2', text: 'search data file' },
+  { id: 's3', text: 'review git test' },
+];
+const QUERIES = [{ id: 'q1', text: 'docker deploy' }];
+
+describe('a model folder with sentence-transformers files', () => {
+  it('loads with its own pooling, normalisation, prompts and max length', async () => {
+    const dir = join(root, 'st-model');
+    buildTinyEncoder(dir, {
+      seed: 5,
+      sentenceTransformers: { pooling: 'cls', normalize: false, prompts: { query: 'search query: ', document: 'skill: ' }, maxSeqLength: 24 },
+    });
+    const st = readStConfig(dir)!;
+    expect(st).toMatchObject({ pooling: { mode: 'cls' }, normalize: false, prompts: { query: 'search query: ', document: 'skill: ' }, maxSeqLength: 24 });
+    const { info } = await denseRetrieve(stage(), spec(dir), DOCS, QUERIES);
+    expect(info.options).toMatchObject({ pooling: 'cls', normalize: false, queryPrefix: 'search query: ', docPrefix: 'skill: ', maxTokens: 24 });
+    expect(info.options.sources).toEqual({ queryPrefix: 'model files', docPrefix: 'model files', pooling: 'model files', normalize: 'model files', maxTokens: 'model files' });
+    // Config keys still override.
+    const o = await denseRetrieve(stage(), spec(dir, { pooling: 'mean', queryPrefix: '', maxTokens: 16 }), DOCS, QUERIES);
+    expect(o.info.options).toMatchObject({ pooling: 'mean', normalize: false, queryPrefix: '', docPrefix: 'skill: ', maxTokens: 16 });
+    expect(o.info.options.sources).toMatchObject({ pooling: 'config', queryPrefix: 'config', maxTokens: 'config', normalize: 'model files' });
+  });
+
+  it('a default prompt applies to a role without its own prompt; a Normalize module means L2', () => {
+    const dir = join(root, 'st-default');
+    buildTinyEncoder(dir, { seed: 6, sentenceTransformers: { pooling: 'lasttoken', prompts: { query: 'q: ', retrieval: 'r: ' }, defaultPromptName: 'retrieval' } });
+    const s = resolveEmbedderSettings({ spec: {}, preset: null, st: readStConfig(dir), where: 'retrievers.x', folder: dir });
+    expect(s).toMatchObject({ queryPrefix: 'q: ', docPrefix: 'r: ', pooling: 'last_token', normalize: true, maxTokens: null });
+  });
+
+  it('a folder that says nothing about pooling is refused in one line naming the setting', async () => {
+    const dir = join(root, 'plain');
+    buildTinyEncoder(dir, { seed: 7 });
+    expect(readStConfig(dir)).toBeUndefined();
+    const err = await denseRetrieve(stage(), spec(dir), DOCS, QUERIES).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as Error).message).toMatch(/^retrievers\.d\.pooling: missing: the config sets no pooling, no preset names this model, and .*plain has no sentence-transformers pooling module .*; set pooling: cls \| mean \| last_token$/);
+    expect((err as Error).message).not.toContain('\n');
+    // With pooling given, it runs (normalisation defaults to L2, recorded as a default).
+    const ok = await denseRetrieve(stage(), spec(dir, { pooling: 'mean' }), DOCS, QUERIES);
+    expect(ok.info.options.sources.normalize).toBe('default');
+  });
+
+  it('an unsupported pooling module or a missing own prompt is refused with the file named', () => {
+    const dir = join(root, 'st-max');
+    buildTinyEncoder(dir, { seed: 8, sentenceTransformers: { pooling: 'mean' } });
+    writeFileSync(join(dir, '1_Pooling', 'config.json'), JSON.stringify({ pooling_mode_max_tokens: true }));
+    expect(() => resolveEmbedderSettings({ spec: {}, preset: null, st: readStConfig(dir), where: 'retrievers.x', folder: dir })).toThrow(
+      /^retrievers\.x\.pooling: .*1_Pooling[/\\]config\.json: pooling_mode_max_tokens is not supported here/,
+    );
+    const f2 = findEmbedderPreset('F2LLM-v2-80M')!;
+    const bare = join(root, 'st-noprompt');
+    buildTinyEncoder(bare, { seed: 9, sentenceTransformers: { pooling: 'lasttoken' } });
+    expect(() => resolveEmbedderSettings({ spec: {}, preset: f2, st: readStConfig(bare), where: 'retrievers.x', folder: bare })).toThrow(
+      /^retrievers\.x\.query_prefix: preset F2LLM-v2-80M uses the model's own "query" prompt, but .* has no config_sentence_transformers\.json prompt of that name; set query_prefix$/,
+    );
+    mkdirSync(join(root, 'bad'), { recursive: true });
+    writeFileSync(join(root, 'bad', 'modules.json'), '{not json');
+    expect(() => readStConfig(join(root, 'bad'))).toThrow(/modules\.json: malformed JSON/);
+  });
+
+  it('a preset without a published export names the command that makes one', async () => {
+    const err = await denseRetrieve(stage(), spec('Qwen/Qwen3-Embedding-8B'), DOCS, QUERIES).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    const m = (err as Error).message;
+    expect(m).toMatch(/^retrievers\.d\.model: no ONNX export of Qwen\/Qwen3-Embedding-8B is published and .*models[/\\]Qwen3-Embedding-8B has none; make it with: optimum-cli export onnx --model Qwen\/Qwen3-Embedding-8B /);
+    expect(m).toContain(`${join(root, 'models', 'Qwen3-Embedding-8B')}/onnx/`);
+    const nv = await denseRetrieve(stage(), spec('nvidia/NV-Embed-v1'), DOCS, QUERIES).catch((e: unknown) => e);
+    expect((nv as Error).message).toMatch(/^retrievers\.d\.model: NV-Embed-v1 pools with its own latent-attention layer/);
+  });
+});
