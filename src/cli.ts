@@ -37,13 +37,27 @@ export function buildProgram(write: (s: string) => void): Command {
     .configureOutput({ writeOut: write, writeErr: (s) => void process.stderr.write(s) });
 
   program
+    .command('init')
+    .description('write a commented starter config, skillret-eval.yaml, that runs as written (BM25 and an embedder on the bundled fixture, copied beside it)')
+    .argument('[dir]', 'folder to write into (created if missing)', '.')
+    .option('--dataset <path>', 'a dataset folder in the official layout instead of the bundled fixture')
+    .option('--split <split>', 'split of --dataset (default test)')
+    .addOption(new Option('--hub <version>', 'the pinned SkillRet release instead of the bundled fixture (downloaded on the first run)').choices(['v1.1', 'v1.0']))
+    .option('--model <ref>', 'the embedder: a preset (skillret-eval models list), a local model folder or a hub id', 'glove-6b-100d-static')
+    .option('--force', 'overwrite an existing skillret-eval.yaml')
+    .action(async (dir: string, opts: { dataset?: string; split?: string; hub?: string; model: string; force?: boolean }) => {
+      const { initCommand } = await import('./commands/init.js');
+      write(initCommand({ dir, ...opts }));
+    });
+
+  program
     .command('run')
     .description('run every retriever × reranker pair of an experiment config and write the results folder')
     .argument('<config>', 'experiment YAML file')
     .option('--dry-run', 'validate the config, print the expanded plan and exit')
     .option('--no-cache', 'neither read nor write any cache (indexes, embeddings, reranker scores)')
     .option('--offline', 'forbid any network access (also: SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1)')
-    .option('--cache-dir <dir>', 'cache root (default: config cache_dir, $SKILLRET_CACHE_DIR or <checkout>/.cache)')
+    .option('--cache-dir <dir>', 'cache root (default: config cache_dir, $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
     .option('-q, --quiet', 'no progress or log lines on stderr')
     .action(async (config: string, opts: { dryRun?: boolean; cache?: boolean; offline?: boolean; cacheDir?: string; quiet?: boolean }) => {
       const { runCommand } = await import('./commands/run.js');
@@ -115,7 +129,7 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--repo <repo>', 'another dataset repository (owner/name), with --revision')
     .option('--revision <rev>', 'a 40-hex commit or a tag of --repo')
     .option('--split <split>', 'split', 'test')
-    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR or <checkout>/.cache)')
+    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
     .option('--endpoint <url>', 'hub base URL (default: $HF_ENDPOINT or https://huggingface.co)')
     .option('--offline', 'no network: report a complete cache, refuse a missing file (also SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1)')
     .action(async (opts: { version?: string; repo?: string; revision?: string; split: string; cacheDir?: string; endpoint?: string; offline?: boolean }) => {

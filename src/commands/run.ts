@@ -9,7 +9,8 @@ import { writeResults } from '../report/results-folder.js';
 import { stopwatch } from '../pipeline/manifest.js';
 import type { StageContext } from '../core/context.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
-import { defaultCacheDir, offlineFromEnv } from '../util/paths.js';
+import { UserError } from '../core/errors.js';
+import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
 
 export interface RunOptions {
   config: string;
@@ -28,6 +29,12 @@ export async function runCommand(o: RunOptions): Promise<string> {
   const offline = Boolean(o.offline) || offlineFromEnv();
   const useCache = o.cache !== false;
   const cacheDir = o.cacheDir ?? config.cache_dir ?? defaultCacheDir();
+  // An installed package folder may be read-only and is shared: never write results or caches into it.
+  for (const [what, dir] of [['output', config.output], ['cache_dir', cacheDir]] as const) {
+    if (insideInstalledPackage(dir)) {
+      throw new UserError(`${config.file}: ${what}: ${dir} is inside the installed skillret-eval package, which is never written; run \`skillret-eval init\` for a config of your own, or copy this one`);
+    }
+  }
   if (o.dryRun) return formatPlan(config, { cacheDir, offline, useCache });
   const log = o.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const ctx: StageContext = {

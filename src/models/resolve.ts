@@ -48,7 +48,8 @@ export interface ResolvedModel {
   ref: string;
 }
 
-const HUB_ID = /^([A-Za-z0-9][\w.-]*)\/([\w.-]+)(?:@([\w./-]+))?$/;
+/** A hub model reference: `org/name` or `org/name@revision`. */
+export const HUB_ID = /^([A-Za-z0-9][\w.-]*)\/([\w.-]+)(?:@([\w./-]+))?$/;
 
 export const DEFAULT_ENDPOINT = 'https://huggingface.co';
 

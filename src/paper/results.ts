@@ -2,8 +2,9 @@
  * The SkillRet paper's published result tables as typed data, and lookups into them.
  *
  * The numbers live in `paper-results.json` next to this module: a byte-for-byte copy of the shared
- * `paper-results.json` (published numbers only), read once at runtime from `<package root>/src/paper/`
- * (so the same file serves vitest and the compiled CLI) and checked against the schema below.
+ * `paper-results.json` (published numbers only), read once at runtime from this module's folder (the
+ * build copies it into dist/ beside the compiled module, so the same file serves vitest, the CLI and an
+ * installed package) and checked against the schema below.
  *
  * Units: every value is a percentage exactly as published (fractions ×100; most tables 2 decimals,
  * paper Tables 6 and 16 one decimal, the BM25 golden dict three). Table ids, splits and column names
@@ -14,9 +15,8 @@
  * (`hf_review_id`); never by substring.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { packageRoot } from '../util/paths.js';
 
 export type PaperSplit = 'v1.0' | 'v1.1';
 export const PAPER_SPLITS: readonly PaperSplit[] = ['v1.1', 'v1.0'];
@@ -83,7 +83,7 @@ export interface PaperRowMatch {
 
 /** Where the published numbers are read from. */
 export function paperResultsPath(): string {
-  return join(packageRoot(), 'src', 'paper', 'paper-results.json');
+  return fileURLToPath(new URL('./paper-results.json', import.meta.url));
 }
 
 /** Checks parsed JSON against the schema and the file's invariants; throws on a malformed file. */

@@ -5,9 +5,9 @@
  * results files stay byte-identical across runs.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../util/paths.js';
+import { isCheckout, packageRoot } from '../util/paths.js';
 
 export interface ToolInfo {
   name: string;
@@ -30,11 +30,14 @@ export function toolInfo(): ToolInfo {
   const pkg = packageInfo();
   let commit: string | null = null;
   let dirty: boolean | null = null;
-  try {
-    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
-    dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() !== '';
-  } catch {
-    /* not a git checkout (installed package): leave null */
+  // Only a checkout of its own: an installed copy inside someone's repository must not report that repository's commit.
+  if (isCheckout() && existsSync(join(root, '.git'))) {
+    try {
+      commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+      dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() !== '';
+    } catch {
+      /* git not installed: leave null */
+    }
   }
   return (tool = { name: pkg.name, version: pkg.version, git_commit: commit, git_dirty: dirty });
 }
