@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['models', 'remote'],
   ['retrieval', 'rerank', 'fusion', 'query', 'explain'],
   ['pipeline'],
-  ['report', 'paper'],
+  ['report', 'paper', 'init'],
   ['commands'],
   ['cli'],
 ];
