@@ -236,7 +236,7 @@ retrievers:
 rerankers:
   - { id: none }
   - { id: q06, type: qwen3, model: Qwen/Qwen3-Reranker-0.6B }
-  - { id: q06k10, type: qwen3, model: qwen3-reranker-0.6b, depth: 10 }
+  - { id: q06k10, type: qwen3, model: qwen3-reranker-0.6b, depth: 10, score_precision: fp32 }
 output: /nowhere/out
 `,
       '/nowhere/exp.yaml',
@@ -255,7 +255,7 @@ output: /nowhere/out
       ['bm25/none', 'v1.0-embedding', 'BM25', '', 48.86, 'k1 1.2 (paper 1.5)'],
       ['arctic/none', 'v1.0-embedding', 'snowflake-arctic-embed-s', '', 52.99, ''],
       ['arctic/q06', 'v1.0-rerank-depth', 'Qwen3-Reranker-0.6B', 'snowflake-arctic-embed-s', 61.9, ''],
-      ['arctic/q06k10', 'v1.0-rerank-depth', 'Qwen3-Reranker-0.6B', 'snowflake-arctic-embed-s', 58.5, ''],
+      ['arctic/q06k10', 'v1.0-rerank-depth', 'Qwen3-Reranker-0.6B', 'snowflake-arctic-embed-s', 58.5, 'score precision fp32 (official fp16: ties and order differ)'],
       ['e5/none', 'v1.0-embedding', 'e5-small-v2', '', 41.82, 'query prefix differs from the protocol; max_tokens 256 (protocol 512); HNSW index (the paper searches exactly)'],
     ]);
     const q06 = report.runs[2]!;
@@ -267,6 +267,6 @@ output: /nowhere/out
     expect(md).toContain('| arctic / q06 | Qwen3-Reranker-0.6B over snowflake-arctic-embed-s top 20 (v1.0-rerank-depth) | yours | – | 61.90 |');
     expect(md).toContain('| arctic / q06k10 | Qwen3-Reranker-0.6B over snowflake-arctic-embed-s top 10 (v1.0-rerank-depth) | yours | – | 61.90 |');
     expect(md).toMatch(/\| arctic \/ q06k10 \|[^\n]*\n\|  \|  \| paper \| – \| 58\.5 \| – \|/);
-    expect(md).toContain('Setup differs from the paper\'s: bm25 / none: k1 1.2 (paper 1.5). e5 / none: query prefix differs');
+    expect(md).toContain('Setup differs from the paper\'s: bm25 / none: k1 1.2 (paper 1.5). arctic / q06k10: score precision fp32 (official fp16: ties and order differ). e5 / none: query prefix differs');
   });
 });

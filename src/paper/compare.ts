@@ -101,6 +101,10 @@ function paperReranker(r: RerankerConfig): { model: string; deviations: string[]
     deviations.push(`reranker max_tokens ${r.max_tokens} (protocol ${preset.maxTokens})`);
   if ('instruction' in r && r.instruction !== undefined && r.instruction !== preset.instruction) deviations.push('reranker instruction differs from the protocol');
   if ('template' in r && r.template !== undefined && r.template !== preset.template) deviations.push(`template ${r.template} (protocol ${preset.template ?? 'qwen3'})`);
+  // Local rerankers default to the official precision; a server's scores are used as sent unless the config says.
+  const precision = r.score_precision ?? (r.type === 'remote' ? undefined : preset.scorePrecision);
+  if (precision !== preset.scorePrecision)
+    deviations.push(`score precision ${precision ?? 'as the server sends it'} (official ${preset.scorePrecision}: ties and order differ)`);
   return { model: preset.sourceModel, deviations };
 }
 

@@ -124,6 +124,7 @@ const modelRerankerBase = {
   id,
   model: z.string().min(1),
   depth: posInt.default(20),
+  score_precision: z.enum(['fp32', 'fp16', 'bf16']).optional(),
   max_tokens: posInt.optional(),
   batch_size: posInt.optional(),
   dtype: z.string().min(1).optional(),
@@ -142,6 +143,7 @@ const remoteRerankerSchema = z.strictObject({
   type: z.literal('remote'),
   model: z.string().min(1),
   depth: posInt.default(20),
+  score_precision: z.enum(['fp32', 'fp16', 'bf16']).optional(),
   endpoint: rerankEndpointSchema,
 });
 

@@ -85,12 +85,14 @@ async function resolveDataset(ctx: StageContext, config: Config): Promise<string
 }
 
 function rerankerSpec(r: ModelRerankerConfig, configDir: string): RerankerSpec | RemoteRerankerSpec {
-  if (r.type === 'remote') return { id: r.id, type: 'remote', model: r.model, depth: r.depth, endpoint: endpointFromConfig(r.endpoint) };
+  const precision = r.score_precision !== undefined ? { scorePrecision: r.score_precision } : {};
+  if (r.type === 'remote') return { id: r.id, type: 'remote', model: r.model, depth: r.depth, endpoint: endpointFromConfig(r.endpoint), ...precision };
   return {
     id: r.id,
     type: r.type,
     model: resolveModelRef(r.model, configDir),
     depth: r.depth,
+    ...precision,
     ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
     ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
     ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),

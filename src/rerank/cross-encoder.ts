@@ -1,6 +1,6 @@
 /**
  * Cross-encoder reranker (transformers.js AutoTokenizer + AutoModelForSequenceClassification):
- * the pair (query, document) in one input, score = the raw relevance logit `logits[:, 0]` (no
+ * the pair (query, document) in one input, score = the raw relevance logit `logits[:, -1]` (the official code takes the last logit of a multi-label head) (no
  * sigmoid), as the jina-reranker-v2 protocol says.
  *
  * Truncation (see truncation.ts): both texts are tokenised without special tokens, cut by Hugging
@@ -93,7 +93,7 @@ export class CrossEncoderReranker implements Reranker {
   describe(): Record<string, unknown> {
     return {
       scorer: 'cross-encoder',
-      score: 'raw logit logits[:, 0] (no sigmoid)',
+      score: 'raw logit logits[:, -1] (no sigmoid; the only one for a single-label head)',
       truncation: 'longest_first on the (query, document) pair, heads kept, special tokens added after cutting',
       maxTokens: this.maxTokens,
       batchSize: this.opts.batchSize,
@@ -189,7 +189,7 @@ export class CrossEncoderReranker implements Reranker {
       }
       const labels = logits.dims[1]!;
       batch.forEach((i, r) => {
-        scores[i] = readFloat(logits.type, logits.data as ArrayLike<number>, r * labels);
+        scores[i] = readFloat(logits.type, logits.data as ArrayLike<number>, r * labels + labels - 1); // the last logit, as the official code takes for multi-label heads
       });
       onProgress?.(batch.length);
     });

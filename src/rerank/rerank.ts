@@ -25,6 +25,7 @@ import { loadQwen3 } from './qwen3.js';
 import { ScoreCache } from './score-cache.js';
 import { DEFAULT_CONCURRENCY, resolveRerankerSpec } from './spec.js';
 import { createRemoteReranker } from './remote.js';
+import { describeScorePrecision, roundScore, type ScoreKind, type ScorePrecision } from './score-precision.js';
 import type { RemoteRerankerSpec, RerankPair, Reranker, RerankerSpec } from './types.js';
 
 /** Bump when a change alters scores for the same model and settings (invalidates the score cache). */
@@ -35,7 +36,11 @@ const SCORER_VERSION = 1;
  * with `ctx.useCache`, wrapped in the on-disk score cache.
  */
 export async function createReranker(ctx: StageContext, spec: RerankerSpec | RemoteRerankerSpec): Promise<Reranker> {
-  if (spec.type === 'remote') return createRemoteReranker(ctx, spec);
+  if (spec.type === 'remote') {
+    const remote = await createRemoteReranker(ctx, spec);
+    // A server's scores are used as it sends them unless the config asks for a precision.
+    return spec.scorePrecision !== undefined ? withScorePrecision(remote, spec.scorePrecision, 'logit') : remote;
+  }
   const r = resolveRerankerSpec(spec);
   const models = modelsDir();
   let ref = r.modelRef;
@@ -120,11 +125,28 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
     }
   }
   const driver = new RerankDriver(inner, cache ? { cache } : {});
+  return withScorePrecision(
+    {
+      describe: () => ({ ...identity, ...driver.describe() }),
+      score: (pairs, onProgress) => driver.score(pairs, onProgress),
+      stats: () => driver.stats(),
+      dispose: () => driver.dispose(),
+    },
+    r.scorePrecision,
+    r.type === 'qwen3' ? 'p-yes' : 'logit',
+  );
+}
+
+/**
+ * Rounds a reranker's scores to `precision` (score-precision.ts) after the score cache, which keeps
+ * the model's own values, so one cache serves every precision. Recorded in `describe()`.
+ */
+export function withScorePrecision(inner: Reranker, precision: ScorePrecision, kind: ScoreKind): Reranker {
   return {
-    describe: () => ({ ...identity, ...driver.describe() }),
-    score: (pairs, onProgress) => driver.score(pairs, onProgress),
-    stats: () => driver.stats(),
-    dispose: () => driver.dispose(),
+    describe: () => ({ ...inner.describe(), scorePrecision: precision, scorePrecisionRule: describeScorePrecision(precision, kind) }),
+    score: async (pairs, onProgress) => (await inner.score(pairs, onProgress)).map((s) => roundScore(s, precision, kind)),
+    ...(inner.stats ? { stats: () => inner.stats!() } : {}),
+    ...(inner.dispose ? { dispose: () => inner.dispose!() } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { UserError } from '../core/errors.js';
 import { findRerankerPreset, rerankerPresetNames, type RerankerPreset } from '../models/reranker-presets.js';
 import { defaultInstruction, type Qwen3Template } from '../models/qwen3-template.js';
 import type { RerankerSpec } from './types.js';
+import type { ScorePrecision } from './score-precision.js';
 
 /** Default pairs per forward pass (see scripts/bench-rerank.mjs for the measurements). */
 export const DEFAULT_BATCH_SIZE: Readonly<Record<RerankerSpec['type'], number>> = { 'cross-encoder': 8, qwen3: 4 };
@@ -30,6 +31,8 @@ export interface ResolvedRerankerSpec {
   template: Qwen3Template;
   instruction: string;
   depth: number;
+  /** The config's, else the preset's official precision, else fp32. */
+  scorePrecision: ScorePrecision;
 }
 
 function prefix(spec: RerankerSpec): string {
@@ -85,6 +88,7 @@ export function resolveRerankerSpec(spec: RerankerSpec): ResolvedRerankerSpec {
     template,
     instruction,
     depth: spec.depth,
+    scorePrecision: spec.scorePrecision ?? preset?.scorePrecision ?? 'fp32',
   };
   if (preset) out.preset = preset;
   if (local) out.local = local;

@@ -4,6 +4,7 @@
  * score (query, document) pairs).
  */
 import type { EndpointConfig, RerankApi } from '../remote/endpoint.js';
+import type { ScorePrecision } from './score-precision.js';
 
 /** One reranker as the experiment config asks for it. */
 export interface RerankerSpec {
@@ -28,6 +29,8 @@ export interface RerankerSpec {
   template?: 'qwen3' | 'skillrouter';
   /** Pool size N: how many first-stage candidates per query are reranked (default 20). */
   depth: number;
+  /** Scores rounded to this precision before ranking (score-precision.ts); default: the preset's official one, else fp32. */
+  scorePrecision?: ScorePrecision;
 }
 
 /**
@@ -41,6 +44,8 @@ export interface RemoteRerankerSpec {
   endpoint: EndpointConfig<RerankApi>;
   /** Pool size N (default 20). */
   depth: number;
+  /** Scores rounded to this precision before ranking (default fp32). */
+  scorePrecision?: ScorePrecision;
 }
 
 /** One (query, document) pair to score. */
