@@ -11,6 +11,8 @@ import { closest, distance } from 'fastest-levenshtein';
 import { UserError } from '../core/errors.js';
 import { urlProblem, type EndpointConfig } from '../remote/endpoint.js';
 import { DEFAULT_NORM, DEFAULT_RRF_K } from '../fusion/fuse.js';
+import { DEFAULT_TARGET_COMPLETENESS } from '../injection/operating-points.js';
+import { QUERY_KEYS, rerankerQuerySchema, retrieverQuerySchema } from './query-config.js';
 
 const id = z
   .string()
@@ -57,6 +59,7 @@ const bm25Schema = z.strictObject({
   top_k: posInt.default(20),
   k1: z.number().positive().default(1.5),
   b: z.number().min(0).max(1).default(0.75),
+  query: retrieverQuerySchema.optional(),
 });
 
 /** A remote inference server (src/remote/): url + api, the key's environment variable, limits. */
@@ -92,6 +95,7 @@ const denseSchema = z.strictObject({
   batch_size: posInt.optional(),
   threads: posInt.optional(),
   index: z.discriminatedUnion('type', [hnswSchema, exactSchema]).default({ type: 'exact' }),
+  query: retrieverQuerySchema.optional(),
 });
 
 const runSchema = z.strictObject({
@@ -129,6 +133,7 @@ const modelRerankerBase = {
   batch_size: posInt.optional(),
   dtype: z.string().min(1).optional(),
   threads: posInt.optional(),
+  query: rerankerQuerySchema.optional(),
 };
 const crossEncoderSchema = z.strictObject({ ...modelRerankerBase, type: z.literal('cross-encoder') });
 const qwen3Schema = z.strictObject({
@@ -145,6 +150,7 @@ const remoteRerankerSchema = z.strictObject({
   depth: posInt.default(20),
   score_precision: z.enum(['fp32', 'fp16', 'bf16']).optional(),
   endpoint: rerankEndpointSchema,
+  query: rerankerQuerySchema.optional(),
 });
 
 /** `{id: none}` needs no type; an entry with a model must say which kind it is. */
@@ -165,6 +171,9 @@ const configSchema = z
       .strictObject({ seed: z.number().int().min(0).default(42), iterations: posInt.default(10000) })
       .default({ seed: 42, iterations: 10000 }),
     cache_dir: z.string().min(1).optional(),
+    operating_points: z
+      .strictObject({ completeness: z.number().gt(0).max(1).default(DEFAULT_TARGET_COMPLETENESS) })
+      .default({ completeness: DEFAULT_TARGET_COMPLETENESS }),
     output: z.string().min(1),
   })
   .superRefine((c, ctx) => {
@@ -288,11 +297,13 @@ function allowedKeysAt(value: unknown, path: readonly PropertyKey[]): string[] {
   }
   if (section === 'retrievers' && path.length === 3 && path[2] === 'endpoint') return keysOf(denseEndpointSchema);
   if (section === 'rerankers' && path.length === 3 && path[2] === 'endpoint') return keysOf(rerankEndpointSchema);
+  if ((section === 'retrievers' || section === 'rerankers') && path.length === 3 && path[2] === 'query') return QUERY_KEYS;
   if (section === 'retrievers' && path.length === 3 && path[2] === 'index') return [...new Set([...keysOf(hnswSchema), ...keysOf(exactSchema)])];
   if (section === 'dataset' && path.length === 1) return keysOf(datasetSchema as unknown as z.ZodType).length ? keysOf(datasetSchema as unknown as z.ZodType) : ['path', 'hub', 'split', 'skill_md_field', 'unknown_gold', 'text'];
   if (section === 'dataset' && path[1] === 'text') return keysOf(textSchema);
   if (section === 'dataset' && path[1] === 'hub') return keysOf(hubSchema);
   if (section === 'stats') return ['seed', 'iterations'];
+  if (section === 'operating_points') return ['completeness'];
   return [];
 }
 

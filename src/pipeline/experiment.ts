@@ -14,13 +14,17 @@ import { buildDocumentText } from '../data/text.js';
 import { evaluate, type Evaluation } from '../metrics/evaluate.js';
 import { defaultMeasures, measureKey, type Measure } from '../metrics/measures.js';
 import { runFirstStage, resolveModelRef, type Doc, type FirstStageOutput } from './first-stage.js';
-import { createReranker, rerankRun } from '../rerank/rerank.js';
+import { createReranker } from '../rerank/rerank.js';
 import type { RemoteRerankerSpec, RerankerSpec } from '../rerank/types.js';
 import { attribution, type Attribution } from '../significance/attribution.js';
 import { overlapAtK } from '../retrieval/dense/audit.js';
 import { stopwatch } from './manifest.js';
 import { assertAllowedOffline } from '../remote/endpoint.js';
 import { offlineFromEnv } from '../util/paths.js';
+import { firstStageWithStrategy, rerankWithStrategy, strategyOf } from './query-strategy.js';
+import { operatingPoints, type OperatingPoints } from '../injection/operating-points.js';
+import { countTokens } from '../injection/tokens.js';
+import { strategyBaseline, type StrategyBaseline } from './strategy-pairs.js';
 
 export interface StageRecord {
   kind: 'retrieval' | 'rerank';
@@ -56,6 +60,10 @@ export interface RunResult {
   evaluation: Evaluation;
   approximation?: ApproximationAudit;
   onOff?: RerankOnOff;
+  /** A query-strategy run against its `whole` twin (src/pipeline/strategy-pairs.ts), paired per query. */
+  vsWhole?: { baseline: StrategyBaseline; attribution: Attribution };
+  /** Injection operating points (top-K, threshold, token budget) from the run and the SKILL.md token counts. */
+  operatingPoints: OperatingPoints;
 }
 
 export interface ExperimentResult {
@@ -143,12 +151,17 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   const queryText = new Map(queries.map((q) => [q.id, q.text]));
   timings.build_documents = t();
 
+  // Injection operating points: cl100k_base tokens of each injected skill's SKILL.md text.
+  const skillMd = new Map(dataset.skills.map((s) => [s.id, s.skillMd]));
+  const injection = (run: Run) => operatingPoints(run, dataset.qrels, (id) => countTokens(skillMd.get(id) ?? ''), config.operating_points.completeness);
+
   // First stages.
   const firstStages = new Map<string, FirstStageOutput>();
   for (const r of config.retrievers) {
     ctx.log(`retrieval: ${r.id} (${r.type})`);
     t = stopwatch();
-    const out = await runFirstStage(ctx, r, docs, queries, configDir, firstStages);
+    const strategy = strategyOf('query' in r ? r.query : undefined);
+    const out = await firstStageWithStrategy(strategy, queries, r.top_k, (qs) => runFirstStage(ctx, r, docs, qs, configDir, firstStages));
     const seconds = t();
     firstStages.set(r.id, out);
     const { id: _id, ...params } = r;
@@ -174,7 +187,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
       approximation = { overlap: overlapAtK(fs.run, fs.exactRun, ks), delta, exact: aggregateOf(exactEval) };
     }
     if (config.rerankers.some((x) => x.id === 'none')) {
-      runs.push({ retriever: r.id, reranker: 'none', run: fs.run, evaluation: ev, ...(approximation ? { approximation } : {}) });
+      runs.push({ retriever: r.id, reranker: 'none', run: fs.run, evaluation: ev, operatingPoints: injection(fs.run), ...(approximation ? { approximation } : {}) });
     }
   }
 
@@ -187,7 +200,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
       ctx.log(`rerank: ${rr.id} over ${r.id} (top ${rr.depth})`);
       t = stopwatch();
       const fs = firstStages.get(r.id)!;
-      const out = await rerankRun(ctx, reranker, fs.run, queryText, docText, rr.depth);
+      const out = await rerankWithStrategy(ctx, reranker, strategyOf(rr.query), fs.run, queryText, docText, rr.depth);
       const seconds = t();
       const run = new Map([...queries].map((q) => [q.id, out.run.get(q.id) ?? []]));
       const { id: _id, ...params } = rr;
@@ -206,7 +219,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
         iterations: config.stats.iterations,
       });
       timings[`significance:${rr.id}:${r.id}`] = t();
-      runs.push({ retriever: r.id, reranker: rr.id, run, evaluation, onOff: { depth: rr.depth, base: baseEval.get(r.id)!, ceiling, attribution: attr } });
+      runs.push({ retriever: r.id, reranker: rr.id, run, evaluation, operatingPoints: injection(run), onOff: { depth: rr.depth, base: baseEval.get(r.id)!, ceiling, attribution: attr } });
     }
     await reranker.dispose?.();
   }
@@ -215,5 +228,21 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   const order = (x: RunResult) =>
     config.retrievers.findIndex((r) => r.id === x.retriever) * 1000 + config.rerankers.findIndex((r) => r.id === x.reranker);
   runs.sort((a, b) => order(a) - order(b));
+
+  // Query strategies against their whole twins.
+  for (const run of runs) {
+    const r = config.retrievers.find((x) => x.id === run.retriever)!;
+    const rr = config.rerankers.find((x) => x.id === run.reranker)!;
+    const baseline = strategyBaseline(r, rr, config.retrievers, config.rerankers);
+    const base = baseline && runs.find((x) => x.retriever === baseline.retriever && x.reranker === baseline.reranker);
+    if (!baseline || !base) continue;
+    ctx.log(`strategy significance: ${run.retriever}/${run.reranker} vs ${baseline.retriever}/${baseline.reranker}`);
+    t = stopwatch();
+    run.vsWhole = {
+      baseline,
+      attribution: attribution(base.evaluation.perQuery, run.evaluation.perQuery, keys, { seed: config.stats.seed, iterations: config.stats.iterations }),
+    };
+    timings[`significance:strategy:${run.retriever}:${run.reranker}`] = t();
+  }
   return { config, dataset, measures, runs, stages, timings };
 }

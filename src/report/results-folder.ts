@@ -1,6 +1,6 @@
 /**
  * The results folder contract:
- *   <output>/<retriever>/<reranker>/{metrics.json, run.trec, per-query.jsonl, breakdown.json}
+ *   <output>/<retriever>/<reranker>/{metrics.json, run.trec, per-query.jsonl, breakdown.json, operating-points.json}
  *   <output>/summary.md, <output>/manifest.json
  * Every file is written atomically. Everything but manifest.json is a pure
  * function of config + data, so reruns are byte-identical.
@@ -13,6 +13,7 @@ import { roundHalfEven } from '../metrics/round.js';
 import { trecOrder } from '../metrics/rank.js';
 import { renderSummary } from './summary.js';
 import { breakdownJson, runBreakdowns } from './breakdown.js';
+import { operatingPointsJson } from './operating-points.js';
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
 import { paperJson, paperReport } from '../paper/compare.js';
 import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
@@ -172,6 +173,7 @@ export function writeResults(res: ExperimentResult, extras: ManifestExtras, opts
     writeFileAtomic(join(dir, 'per-query.jsonl'), perQueryJsonl(res, r));
     writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(res, r, releases));
     writeJsonAtomic(join(dir, 'breakdown.json'), breakdownJson(breakdowns[i]!));
+    writeJsonAtomic(join(dir, 'operating-points.json'), operatingPointsJson(r));
   });
   const summary = renderSummary(res, { releases, breakdowns });
   writeFileAtomic(join(out, 'summary.md'), summary);

@@ -14,6 +14,8 @@ import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
 import { paperReport } from '../paper/compare.js';
 import { renderPaperSection } from './paper.js';
 import { renderBreakdownSection, runBreakdowns, type RunBreakdown } from './breakdown.js';
+import { renderStrategySection, runName } from './strategies.js';
+import { renderOperatingPointsSection } from './operating-points.js';
 
 export interface SummaryOptions {
   /** Pinned releases the dataset is checked against for the published-results section (default SKILLRET_RELEASES). */
@@ -73,7 +75,7 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
 
   // Main table.
   const cols = [...ks.map((k) => `NDCG@${k}`), ...ks.map((k) => `Recall@${k}`), ...ks.map((k) => `Completeness@${k}`)];
-  const rows = res.runs.map((r) => [`${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}`, ...cols.map((c) => pct(r.evaluation.aggregate[c]))]);
+  const rows = res.runs.map((r) => [runName(res, r), ...cols.map((c) => pct(r.evaluation.aggregate[c]))]);
   out.push('## Results\n');
   out.push(mdTable(['Run', ...cols], rows, ['l', ...cols.map(() => 'r' as const)]));
 
@@ -82,6 +84,9 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
   out.push(renderPaperSection(paperReport(res, releases), res.measures.map((m) => `${m.name}@${m.k}`), releases));
   const byCategory = renderBreakdownSection(res, opts.breakdowns ?? runBreakdowns(res));
   if (byCategory) out.push(byCategory);
+
+  const strategies = renderStrategySection(res);
+  if (strategies) out.push(strategies);
 
   // Reranker on/off.
   const reranked = res.runs.filter((r) => r.onOff);
@@ -127,6 +132,8 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
     }
     if (hurtLines.length) out.push(`\nQueries the reranker hurt most (${escapeMd(key)}, off → on):\n\n${hurtLines.join('\n')}\n`);
   }
+
+  out.push(renderOperatingPointsSection(res));
 
   // HNSW audit.
   const approx = res.runs.filter((r) => r.approximation);

@@ -1,0 +1,85 @@
+/**
+ * The query-strategy parts of summary.md: the strategy label shown next to a run name, and the
+ * table of each strategy run against its `whole` twin (paired tests of src/significance/).
+ * Rendering only: the numbers are the runs' `vsWhole` attributions.
+ */
+import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
+import { strategyOf } from '../pipeline/query-strategy.js';
+import { strategyLabel } from '../query/strategy.js';
+import { formatFixed, formatPercent, formatPercentDelta, formatSignedPercent } from '../metrics/round.js';
+import { escapeMd, mdTable } from './markdown.js';
+
+const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
+const signedPct = (x: number | undefined) => (x === undefined ? '–' : formatSignedPercent(x));
+const pval = (p: number | undefined) => (p === undefined || Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
+
+/** The strategies of a run ("sentences·rrf", "whole / sentences·max"); '' when both sides are whole. */
+export function runStrategy(res: ExperimentResult, r: { retriever: string; reranker: string }): string {
+  const ret = res.config.retrievers.find((x) => x.id === r.retriever);
+  const rr = res.config.rerankers.find((x) => x.id === r.reranker);
+  const a = strategyOf(ret && 'query' in ret ? ret.query : undefined);
+  const b = strategyOf(rr && 'query' in rr ? rr.query : undefined);
+  if (a.strategy === 'whole' && b.strategy === 'whole') return '';
+  if (b.strategy === 'whole') return strategyLabel(a);
+  return `${strategyLabel(a)} / ${strategyLabel(b)}`;
+}
+
+/** "bm25-sent / none [sentences·rrf]", escaped. */
+export function runName(res: ExperimentResult, r: { retriever: string; reranker: string }): string {
+  const s = runStrategy(res, r);
+  return `${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}${s ? ` [${escapeMd(s)}]` : ''}`;
+}
+
+export function renderStrategySection(res: ExperimentResult): string {
+  const ks = res.config.k;
+  const k = ks.includes(10) ? 10 : ks[0]!;
+  const shown = [`NDCG@${k}`, `Recall@${k}`, `Completeness@${k}`];
+  const compared = res.runs.filter((r): r is RunResult & Required<Pick<RunResult, 'vsWhole'>> => r.vsWhole !== undefined);
+  const lonely = res.runs.filter((r) => !r.vsWhole && runStrategy(res, r) !== '');
+  if (!compared.length && !lonely.length) return '';
+  const out: string[] = ['\n## Query strategies vs whole\n'];
+  out.push(
+    `Each run with a long-query strategy against its \`whole\` twin (same config apart from \`id\` and \`query\`), per query (paired). Δ = strategy − whole (×100); p: two-sided randomisation test (seed ${res.config.stats.seed}, ${res.config.stats.iterations} iterations) and paired t-test; CI: 95% bootstrap of the mean Δ. Segments: mean per query (from the manifest's \`query_strategy\`).\n`,
+  );
+  const header = ['Run', 'Strategy', 'Whole twin', 'Segments/query', 'Metric', 'Whole', 'Strategy run', 'Δ', 'p (rand.)', 'p (t)', '95% CI of Δ', 'Better / worse / same'];
+  const body: string[][] = [];
+  for (const r of compared) {
+    const a = r.vsWhole.attribution;
+    const seg = segmentsPerQuery(res, r);
+    shown.forEach((m, i) => {
+      const s = a.metrics[m];
+      if (!s) return;
+      body.push([
+        i === 0 ? `${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}` : '',
+        i === 0 ? escapeMd(runStrategy(res, r)) : '',
+        i === 0 ? `${escapeMd(r.vsWhole.baseline.retriever)} / ${escapeMd(r.vsWhole.baseline.reranker)}` : '',
+        i === 0 ? seg : '',
+        m,
+        pct(s.base),
+        pct(s.treated),
+        formatPercentDelta(s.base, s.treated),
+        pval(s.randomization.pValue),
+        pval(s.tTest.pValue),
+        `[${signedPct(s.bootstrap.low)}, ${signedPct(s.bootstrap.high)}]`,
+        i === 0 ? `${a.counts.helped} / ${a.counts.hurt} / ${a.counts.unchanged}` : '',
+      ]);
+    });
+  }
+  if (body.length) out.push(mdTable(header, body, ['l', 'l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+  if (lonely.length)
+    out.push(
+      `\nNo \`whole\` twin configured for: ${lonely.map((r) => `${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}`).join(', ')} (add the same entry without \`query:\` to compare).\n`,
+    );
+  return out.join('\n');
+}
+
+/** Mean segments per query of the strategy stage(s) of a run, from the stage records. */
+function segmentsPerQuery(res: ExperimentResult, r: RunResult): string {
+  const parts: string[] = [];
+  for (const s of res.stages) {
+    const own = (s.kind === 'retrieval' && s.id === r.retriever) || (s.kind === 'rerank' && s.id === r.reranker && s.over === r.retriever);
+    const qs = (s.info as { query_strategy?: { per_query?: { mean?: number } } }).query_strategy;
+    if (own && typeof qs?.per_query?.mean === 'number') parts.push(formatFixed(qs.per_query.mean, 1));
+  }
+  return parts.join(' / ') || '–';
+}
