@@ -95,13 +95,13 @@ describe('BM25 stage cache', () => {
     k: 3,
   };
 
-  it('builds and stores on a miss, loads on a hit, same run', () => {
+  it('builds and stores on a miss, loads on a hit, same run', async () => {
     const { ctx, logs } = makeCtx();
-    const first = runBm25Stage(ctx, input);
+    const first = await runBm25Stage(ctx, input);
     expect(first.stats.cache).toBe('miss');
     const files = readdirSync(join(ctx.cacheDir, 'bm25'));
     expect(files).toEqual([`${bm25CacheKey(TEXTS, { k1: 1.5, b: 0.75 })}.bin`]);
-    const second = runBm25Stage(ctx, input);
+    const second = await runBm25Stage(ctx, input);
     expect(second.stats.cache).toBe('hit');
     expect(second.run).toEqual(first.run);
     expect(second.stats.totalTokens).toBe(first.stats.totalTokens);
@@ -118,24 +118,24 @@ describe('BM25 stage cache', () => {
     expect(bm25CacheKey(['ab', 'c'], { k1: 1.5, b: 0.75 })).not.toBe(bm25CacheKey(['a', 'bc'], { k1: 1.5, b: 0.75 }));
   });
 
-  it('logs and rebuilds a corrupt cache file', () => {
+  it('logs and rebuilds a corrupt cache file', async () => {
     const { ctx, logs } = makeCtx();
-    const first = runBm25Stage(ctx, input);
+    const first = await runBm25Stage(ctx, input);
     const file = first.stats.cacheFile!;
     const bytes = readFileSync(file);
     bytes[bytes.length - 40] = bytes[bytes.length - 40]! ^ 0xff;
     writeFileSync(file, bytes);
-    const second = runBm25Stage(ctx, input);
+    const second = await runBm25Stage(ctx, input);
     expect(second.stats.cache).toBe('miss');
     expect(second.run).toEqual(first.run);
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatch(/^bm25: cache file .* is unusable \(invalid BM25 index file: checksum mismatch\); rebuilding it$/);
-    expect(runBm25Stage(ctx, input).stats.cache).toBe('hit');
+    expect((await runBm25Stage(ctx, input)).stats.cache).toBe('hit');
   });
 
-  it('neither reads nor writes with useCache false', () => {
+  it('neither reads nor writes with useCache false', async () => {
     const { ctx } = makeCtx(false);
-    const out = runBm25Stage(ctx, input);
+    const out = await runBm25Stage(ctx, input);
     expect(out.stats.cache).toBe('off');
     expect(readdirSync(ctx.cacheDir)).toEqual([]);
   });

@@ -59,6 +59,36 @@ export class Bm25IndexBuilder {
       p++;
     }
     this.numPairs = p;
+    this.endDoc(p, length);
+  }
+
+  /**
+   * Adds the next document from its distinct terms, given as (term id, tf) pairs
+   * `terms[start, end)` / `tfs[start, end)` in order of first occurrence (what `addDoc` derives
+   * from the token ids), and its length in tokens. Used when documents were tokenized elsewhere
+   * (worker threads, parallel.ts).
+   */
+  addDocPairs(terms: ArrayLike<number>, tfs: ArrayLike<number>, start: number, end: number, length: number): void {
+    const nd = end - start;
+    if (this.numPairs + nd > this.pairTerm.length) {
+      this.pairTerm = growInt32(this.pairTerm, this.numPairs + nd);
+      this.pairTf = growInt32(this.pairTf, this.numPairs + nd);
+    }
+    const pairTerm = this.pairTerm;
+    const pairTf = this.pairTf;
+    let p = this.numPairs;
+    for (let j = start; j < end; j++) {
+      const t = terms[j] as number;
+      if (t < 0 || t !== (t | 0)) throw new RangeError(`invalid term id ${t}`);
+      pairTerm[p] = t;
+      pairTf[p] = tfs[j] as number;
+      p++;
+    }
+    this.numPairs = p;
+    this.endDoc(p, length);
+  }
+
+  private endDoc(p: number, length: number): void {
     const d = this.numDocs++;
     if (d >= this.docLen.length) {
       this.docLen = growInt32(this.docLen, d + 1);
@@ -74,8 +104,10 @@ export class Bm25IndexBuilder {
   /**
    * Computes idf, term scores and postings. `vocab` maps every term to its id; all ids used in
    * `addDoc` must be < vocab.size and the ids must be 0..size-1 in Map insertion order.
+   * `shared`: allocate the postings and idf on SharedArrayBuffers, so that worker threads can
+   * search the index without a copy (same values either way).
    */
-  finish(vocab: ReadonlyMap<string, number>): Bm25Index {
+  finish(vocab: ReadonlyMap<string, number>, shared = false): Bm25Index {
     const { k1, b } = this.params;
     const numDocs = this.numDocs;
     const numTerms = vocab.size;
@@ -95,17 +127,19 @@ export class Bm25IndexBuilder {
       df[t] = (df[t] as number) + 1;
     }
 
-    const idf = new Float32Array(numTerms);
+    const alloc = <T>(make: (b: ArrayBuffer | SharedArrayBuffer) => T, bytes: number): T =>
+      make(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+    const idf = alloc((b) => new Float32Array(b), 4 * numTerms);
     for (let t = 0; t < numTerms; t++) {
       const f = df[t] as number;
       if (f !== 0) idf[t] = Math.log(1 + (numDocs - f + 0.5) / (f + 0.5));
     }
 
-    const postingStart = new Uint32Array(numTerms + 1);
+    const postingStart = alloc((b) => new Uint32Array(b), 4 * (numTerms + 1));
     for (let t = 0; t < numTerms; t++) postingStart[t + 1] = (postingStart[t] as number) + (df[t] as number);
     const cursor = postingStart.slice(0, numTerms);
-    const postingDoc = new Int32Array(numPairs);
-    const postingScore = new Float32Array(numPairs);
+    const postingDoc = alloc((b) => new Int32Array(b), 4 * numPairs);
+    const postingScore = alloc((b) => new Float32Array(b), 4 * numPairs);
 
     const avgdl = numDocs > 0 ? this.totalLength / numDocs : 0;
     const oneMinusB = 1 - b;

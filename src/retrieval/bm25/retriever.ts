@@ -15,7 +15,8 @@ import { writeFileAtomic } from '../../util/atomic.js';
 import { stableStringify } from '../../util/hash.js';
 import { resolveParams } from './build.js';
 import { buildBm25IndexFromTexts } from './corpus.js';
-import { queryBm25Index, type Bm25Stats } from './retrieve.js';
+import { Bm25Pool, buildBm25IndexParallel, defaultBm25Threads, queryBm25IndexParallel } from './parallel.js';
+import { queryBm25Index, type Bm25QueryStats, type Bm25Stats } from './retrieve.js';
 import { BM25_INDEX_FORMAT_VERSION, deserializeBm25Index, serializeBm25Index } from './serialize.js';
 import { BM25S_STOPWORDS_EN } from './stopwords.js';
 import type { Bm25Index, Bm25Params } from './types.js';
@@ -28,6 +29,8 @@ export interface Bm25StageInput {
   k: number;
   k1?: number;
   b?: number;
+  /** Worker threads for tokenizing and querying (0 = in process). Default: `defaultBm25Threads`. Results do not depend on it. */
+  threads?: number;
 }
 
 export interface Bm25StageStats extends Bm25Stats {
@@ -60,7 +63,7 @@ export function bm25CacheKey(docTexts: readonly string[], params: Readonly<Bm25P
   return h.digest('hex');
 }
 
-export function runBm25Stage(ctx: StageContext, input: Bm25StageInput): { run: Run; stats: Bm25StageStats } {
+export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Promise<{ run: Run; stats: Bm25StageStats }> {
   const { docIds, docTexts, queries } = input;
   if (docIds.length !== docTexts.length) {
     throw new RangeError(`${docIds.length} document ids but ${docTexts.length} document texts`);
@@ -91,41 +94,64 @@ export function runBm25Stage(ctx: StageContext, input: Bm25StageInput): { run: R
     cacheMs += performance.now() - t0;
   }
 
-  if (index === undefined) {
-    const bar = ctx.progress('BM25 index', docTexts.length, 'docs');
-    try {
-      const built = buildBm25IndexFromTexts(docTexts, params, { progress: bar });
-      index = built.index;
-      tokenizeMs = built.tokenizeMs;
-      indexMs = built.indexMs;
-      totalTokens = built.totalTokens;
-    } finally {
-      bar.stop();
+  const threads = input.threads ?? defaultBm25Threads(docTexts.length);
+  const pool = threads > 0 ? new Bm25Pool(threads) : undefined;
+  try {
+    if (index === undefined) {
+      const bar = ctx.progress('BM25 index', docTexts.length, 'docs');
+      try {
+        const built = pool
+          ? await buildBm25IndexParallel(pool, docTexts, params, bar)
+          : buildBm25IndexFromTexts(docTexts, params, { progress: bar });
+        index = built.index;
+        tokenizeMs = built.tokenizeMs;
+        indexMs = built.indexMs;
+        totalTokens = built.totalTokens;
+      } finally {
+        bar.stop();
+      }
+      if (ctx.useCache && cacheFile !== undefined) {
+        const t0 = performance.now();
+        writeFileAtomic(cacheFile, serializeBm25Index(index));
+        cacheMs += performance.now() - t0;
+        cache = 'miss';
+      }
     }
-    if (ctx.useCache && cacheFile !== undefined) {
-      const t0 = performance.now();
-      writeFileAtomic(cacheFile, serializeBm25Index(index));
-      cacheMs += performance.now() - t0;
-      cache = 'miss';
-    }
+    const { run, stats } = pool ? await queryOnPool(ctx, pool, index, docIds, queries, input.k) : queryBm25Index(index, docIds, queries, input.k, ctx.progress);
+    return {
+      run,
+      stats: {
+        ...stats,
+        numDocs: index.numDocs,
+        vocabSize: index.vocab.size,
+        avgdl: index.avgdl,
+        totalTokens,
+        tokenizeMs,
+        indexMs,
+        cache,
+        ...(cacheFile !== undefined ? { cacheFile } : {}),
+        cacheMs,
+      },
+    };
+  } finally {
+    await pool?.close();
   }
+}
 
-  const { run, stats } = queryBm25Index(index, docIds, queries, input.k, ctx.progress);
-  return {
-    run,
-    stats: {
-      ...stats,
-      numDocs: index.numDocs,
-      vocabSize: index.vocab.size,
-      avgdl: index.avgdl,
-      totalTokens,
-      tokenizeMs,
-      indexMs,
-      cache,
-      ...(cacheFile !== undefined ? { cacheFile } : {}),
-      cacheMs,
-    },
-  };
+async function queryOnPool(
+  ctx: StageContext,
+  pool: Bm25Pool,
+  index: Bm25Index,
+  docIds: readonly string[],
+  queries: readonly Query[],
+  k: number,
+): Promise<{ run: Run; stats: Bm25QueryStats }> {
+  const bar = ctx.progress('BM25 queries', queries.length, 'queries');
+  try {
+    return await queryBm25IndexParallel(pool, index, docIds, queries, k, bar);
+  } finally {
+    bar.stop();
+  }
 }
 
 /** A document of the first stage (text per protocol section 2). */
@@ -145,7 +171,7 @@ export async function bm25Stage(
   docs: readonly Bm25Doc[],
   queries: readonly Query[],
 ): Promise<{ run: Run; info: Record<string, unknown> }> {
-  const { run, stats } = runBm25Stage(ctx, {
+  const { run, stats } = await runBm25Stage(ctx, {
     docIds: docs.map((d) => d.id),
     docTexts: docs.map((d) => d.text),
     queries,

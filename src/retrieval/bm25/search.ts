@@ -71,8 +71,13 @@ export class Bm25Searcher {
   /** Top min(k, N) documents with score > 0, best first (ties: higher tie rank first). */
   search(queryTokens: readonly string[], k: number): Bm25Hit[] {
     if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be an integer >= 0, got ${k}`);
+    return this.searchTerms(this.termIds(queryTokens), k);
+  }
+
+  /** `search` for the query's term ids (`termIds(queryTokens)`): the index's vocabulary is not used. */
+  searchTerms(terms: readonly number[], k: number): Bm25Hit[] {
+    if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be an integer >= 0, got ${k}`);
     const { numDocs } = this.index;
-    const terms = this.termIds(queryTokens);
     if (terms.length === 0 || k === 0 || numDocs === 0) return [];
     this.accumulate(terms);
     const hits = this.selectTop(Math.min(k, numDocs));
