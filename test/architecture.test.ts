@@ -20,8 +20,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['retrieval', 'rerank', 'fusion', 'query', 'explain'],
   ['pipeline'],
   ['report', 'paper', 'init'],
+  ['api'],
   ['commands'],
-  ['cli'],
+  ['cli', 'index'],
 ];
 
 function sourceFiles(dir: string): string[] {

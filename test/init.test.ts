@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { initStarter } from '../src/commands/init.js';
+import { initProject } from '../src/api/init.js';
 import { runCommand } from '../src/commands/run.js';
 import { findRelease } from '../src/data/hub.js';
 import { loadConfig } from '../src/pipeline/config.js';
@@ -59,9 +59,9 @@ describe('init (default: bundled fixture, BM25 + the bundled GloVe embedder)', (
     const d = fresh();
     mkdirSync(join(d, 'data', 'mini', 'qrels'), { recursive: true });
     writeFileSync(join(d, 'data', 'mini', 'qrels', 'test.jsonl'), '{}\n');
-    expect(await userError(Promise.resolve().then(() => initStarter({ dir: d })))).toContain('qrels/test.jsonl: already exists and differs from the bundled fixture; pass --force');
+    expect(await userError(Promise.resolve().then(() => initProject({ dir: d })))).toContain('qrels/test.jsonl: already exists and differs from the bundled fixture; pass --force');
     expect(existsSync(join(d, 'skillret-eval.yaml'))).toBe(false);
-    initStarter({ dir: d, force: true });
+    initProject({ dir: d, force: true });
     expect(readFileSync(join(d, 'data', 'mini', 'qrels', 'test.jsonl')).equals(readFileSync(packageFile('data', 'mini', 'qrels', 'test.jsonl')))).toBe(true);
   });
 });
@@ -69,7 +69,7 @@ describe('init (default: bundled fixture, BM25 + the bundled GloVe embedder)', (
 describe('init options', () => {
   it('--hub v1.1 names the pinned release and copies nothing', () => {
     const d = fresh();
-    const res = initStarter({ dir: d, hub: 'v1.1' });
+    const res = initProject({ dir: d, hub: 'v1.1' });
     const c = loadConfig(res.config);
     const v11 = findRelease('v1.1')!;
     expect(c.dataset.hub).toMatchObject({ repo: v11.repo, revision: v11.revision });
@@ -87,7 +87,7 @@ describe('init options', () => {
     const model = join(cwd, 'my-model');
     mkdirSync(model);
     writeFileSync(join(model, 'config.json'), '{}');
-    const res = initStarter({ cwd, dir: 'exp', dataset: 'corpora/mine', split: 'dev', model: './my-model' });
+    const res = initProject({ cwd, dir: 'exp', dataset: 'corpora/mine', split: 'dev', model: './my-model' });
     const text = readFileSync(res.config, 'utf8');
     expect(text).toContain('path: ../corpora/mine');
     expect(text).toContain('model: ../my-model');
@@ -99,9 +99,9 @@ describe('init options', () => {
   });
 
   it('--model takes a preset or a hub id', () => {
-    const a = loadConfig(initStarter({ dir: fresh(), model: 'e5-small-v2' }).config);
+    const a = loadConfig(initProject({ dir: fresh(), model: 'e5-small-v2' }).config);
     expect(a.retrievers.find((r) => r.id === 'dense')).toMatchObject({ model: 'e5-small-v2' });
-    const b = loadConfig(initStarter({ dir: fresh(), model: 'my-org/my-embedder@v2' }).config);
+    const b = loadConfig(initProject({ dir: fresh(), model: 'my-org/my-embedder@v2' }).config);
     expect(b.retrievers.find((r) => r.id === 'dense')).toMatchObject({ model: 'my-org/my-embedder@v2' });
   });
 

@@ -2,7 +2,8 @@
  * The packed tarball, installed into an empty project offline, works from there: `npx skillret-eval
  * init` + `npx skillret-eval run skillret-eval.yaml --offline` write the results in that project, build
  * the GloVe models in the user-level folder ($XDG_CACHE_HOME/skillret-eval here), and write nothing inside
- * node_modules. The results equal, byte for byte, a run of the same config from this checkout.
+ * node_modules. The results equal, byte for byte, a run of the same config from this checkout. The
+ * README's library example compiles against the installed package (exports map, shipped .d.ts) and runs.
  *
  * The install is `npm ci --offline` against a lockfile derived from this checkout's (the same pinned
  * versions; `npm ci` of the checkout left every tarball in the npm cache), with ONNXRUNTIME_NODE_INSTALL=skip
@@ -15,9 +16,10 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initStarter } from '../src/commands/init.js';
+import { initProject } from '../src/api/init.js';
 import { runCommand } from '../src/commands/run.js';
 import { packageRoot } from '../src/util/paths.js';
+import { readmeLibraryExample, strictTsconfig } from './helpers/readme-example.js';
 
 const run = promisify(execFile);
 const root = packageRoot();
@@ -113,13 +115,27 @@ describe('the packed tarball installed in an empty project', () => {
 
     // The same starter run from this checkout gives byte-identical results files.
     const ref = join(tmp, 'ref');
-    await runCommand({ config: initStarter({ dir: ref }).config, quiet: true });
+    await runCommand({ config: initProject({ dir: ref }).config, quiet: true });
     for (const r of ['bm25/none', 'dense/none']) {
       for (const f of readdirSync(join(ref, 'results', 'starter', r))) {
         expect(readFileSync(join(project, 'results', 'starter', r, f)).equals(readFileSync(join(ref, 'results', 'starter', r, f))), `${r}/${f}`).toBe(true);
       }
     }
   }, 600_000);
+
+  it("the README's library example compiles against the installed package and runs there", async () => {
+    const ex = join(project, 'example');
+    mkdirSync(ex);
+    writeFileSync(join(ex, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(join(ex, 'tsconfig.json'), strictTsconfig({ typeRoots: join(root, 'node_modules', '@types'), outDir: '.' }));
+    writeFileSync(join(ex, 'example.ts'), readmeLibraryExample());
+    await run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', ex, '--pretty', 'false'], { env: userEnv() });
+    const out = (await run('node', [join(ex, 'example.js')], { cwd: project, env: userEnv() })).stdout;
+    const ndcg = (r: string) => (JSON.parse(readFileSync(join(project, 'results', 'starter', r, 'none', 'metrics.json'), 'utf8')) as { metrics: Record<string, number> }).metrics['NDCG@10'];
+    expect(out).toContain(`bm25 none ${ndcg('bm25')}\ndense none ${ndcg('dense')}\np = `);
+    expect(out).toMatch(/dense Recall@10 = 0\.\d+/);
+    expect(snapshot(join(project, 'node_modules'))).toEqual(before);
+  }, 120_000);
 
   it('refuses to write results into the installed package', async () => {
     const err = await npx(['run', 'node_modules/skillret-eval/configs/bm25-only.yaml']).then(

@@ -65,5 +65,7 @@ describe('npm pack contents', () => {
     expect(pkg.engines).toEqual({ node: '>=20' });
     expect(pkg.bin).toEqual({ 'skillret-eval': 'bin/skillret-eval.js' });
     expect(pkg.type).toBe('module');
+    expect(pkg.exports).toEqual({ '.': { types: './dist/index.d.ts', import: './dist/index.js' }, './package.json': './package.json' });
+    expect(files.has('dist/index.js') && files.has('dist/index.d.ts')).toBe(true);
   });
 });

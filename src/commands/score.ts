@@ -8,15 +8,11 @@
  * `ids` lists the skipped / flagged query ids. Table output: one row per measure, the mean x100 with
  * 2 decimals (Python's f"{x*100:.2f}", right-aligned), then one line of counts and, if any, warnings.
  */
-import { statSync } from 'node:fs';
-import { UserError, where } from '../core/errors.js';
-import type { Qrels } from '../core/types.js';
-import { loadGold } from '../data/dataset.js';
-import { readQrelsFile } from '../formats/qrels-file.js';
-import { readRunFile } from '../formats/run-file.js';
-import { type Evaluation, evaluate } from '../metrics/evaluate.js';
-import { defaultMeasures, measureKey, parseMeasures } from '../metrics/measures.js';
+import { UserError } from '../core/errors.js';
+import type { Evaluation } from '../metrics/evaluate.js';
+import { measureKey } from '../metrics/measures.js';
 import { formatPercent, roundHalfEven } from '../metrics/round.js';
+import { scoreRun } from '../api/score.js';
 
 export interface ScoreOptions {
   /** TREC qrels file, SkillRet qrels JSONL file, or dataset folder (`<dir>/qrels/<split>.jsonl` ...). */
@@ -30,21 +26,6 @@ export interface ScoreOptions {
   split: string;
   /** Explicit measures (e.g. ["NDCG@10", "P@5"]), in output order; default: all measures at `k`. */
   measures?: string[];
-}
-
-/** Loads qrels from a file or a dataset folder; also returns queries the folder had without gold. */
-async function loadQrels(path: string, split: string): Promise<{ qrels: Qrels; withoutGold: string[] }> {
-  let isDir: boolean;
-  try {
-    isDir = statSync(path).isDirectory();
-  } catch {
-    throw new UserError(`${where(path)}qrels not found (expected a qrels file or a dataset folder)`);
-  }
-  if (isDir) {
-    const g = await loadGold(path, split);
-    return { qrels: g.qrels, withoutGold: g.queriesWithoutGold };
-  }
-  return { qrels: await readQrelsFile(path), withoutGold: [] };
 }
 
 /** The JSON document of a score (see the module comment). */
@@ -114,9 +95,6 @@ export async function scoreCommand(o: ScoreOptions): Promise<string> {
   if (o.format !== 'table' && o.format !== 'json') {
     throw new UserError(`--format: expected table or json, got ${JSON.stringify(o.format)}`);
   }
-  const measures = o.measures !== undefined && o.measures.length > 0 ? parseMeasures(o.measures) : defaultMeasures(o.k);
-  const { qrels, withoutGold } = await loadQrels(o.qrels, o.split);
-  const run = await readRunFile(o.run, { split: o.split });
-  const e = evaluate(qrels, run, measures);
-  return o.format === 'json' ? scoreJson(e, withoutGold) : scoreTable(e, withoutGold);
+  const { evaluation, queriesWithoutGold } = await scoreRun(o);
+  return o.format === 'json' ? scoreJson(evaluation, queriesWithoutGold) : scoreTable(evaluation, queriesWithoutGold);
 }

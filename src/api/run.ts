@@ -1,0 +1,114 @@
+/**
+ * Library verbs behind `skillret-eval run`: plan an experiment (the `--dry-run` text) and run it —
+ * every retriever × reranker pair, the results folder written — returning what was measured. Same
+ * validation and errors as the CLI, which prints what these return.
+ */
+import { UserError } from '../core/errors.js';
+import type { StageContext } from '../core/context.js';
+import { measureKey } from '../metrics/measures.js';
+import { roundHalfEven } from '../metrics/round.js';
+import { loadConfig, type Config } from '../pipeline/config.js';
+import { runExperiment as runPipeline } from '../pipeline/experiment.js';
+import { stopwatch } from '../pipeline/manifest.js';
+import { formatPlan } from '../pipeline/plan.js';
+import { runDir, writeResults } from '../report/results-folder.js';
+import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
+import { createProgressFactory, silentProgress } from '../util/progress.js';
+
+export interface RunExperimentOptions {
+  /** Cache root (default: the config's `cache_dir`, else $SKILLRET_CACHE_DIR, else the default cache folder). */
+  cacheDir?: string;
+  /** false: neither read nor write any cache (the CLI's --no-cache). Default true. */
+  cache?: boolean;
+  /** true: no network access at all (also SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1). */
+  offline?: boolean;
+  /** Informational lines (stage starts, cache notes). Default: none. */
+  log?: (line: string) => void;
+  /** Progress bars (or periodic lines when not a TTY) on stderr. Default false. */
+  progress?: boolean;
+}
+
+/** One retriever × reranker pair of a finished experiment. */
+export interface ExperimentRun {
+  retriever: string;
+  reranker: string;
+  /** Its results folder, `<output>/<retriever>/<reranker>` (metrics.json, per-query.jsonl, run.trec, breakdown.json). */
+  folder: string;
+  /** Evaluated queries. */
+  queries: number;
+  /** Measure key (`NDCG@10`) → mean as a fraction, rounded like Python's round(x, 5): the values of metrics.json. */
+  metrics: Record<string, number>;
+  /** Query id → measure key → value (unrounded), as in per-query.jsonl. */
+  perQuery: ReadonlyMap<string, Readonly<Record<string, number>>>;
+}
+
+export interface ExperimentReport {
+  /** The experiment's `name`. */
+  name: string;
+  /** The config file. */
+  config: string;
+  /** The results folder. */
+  output: string;
+  /** summary.md, as written. */
+  summary: string;
+  runs: ExperimentRun[];
+}
+
+interface Settings {
+  config: Config;
+  cacheDir: string;
+  useCache: boolean;
+  offline: boolean;
+}
+
+function settings(config: Config | string, o: RunExperimentOptions): Settings {
+  const c = typeof config === 'string' ? loadConfig(config) : config;
+  const cacheDir = o.cacheDir ?? c.cache_dir ?? defaultCacheDir();
+  // An installed package folder may be read-only and is shared: never write results or caches into it.
+  for (const [what, dir] of [['output', c.output], ['cache_dir', cacheDir]] as const) {
+    if (insideInstalledPackage(dir)) {
+      throw new UserError(`${c.file}: ${what}: ${dir} is inside the installed skillret-eval package, which is never written; run \`skillret-eval init\` for a config of your own, or copy this one`);
+    }
+  }
+  return { config: c, cacheDir, useCache: o.cache !== false, offline: Boolean(o.offline) || offlineFromEnv() };
+}
+
+/** The expanded plan of an experiment (every resolved parameter, the run matrix, output folders), as `run --dry-run` prints it. */
+export function planExperiment(config: Config | string, o: RunExperimentOptions = {}): string {
+  const s = settings(config, o);
+  return formatPlan(s.config, s);
+}
+
+/**
+ * Runs an experiment (a config file or a loaded config) and writes its results folder. Throws a
+ * UserError (one line naming the file, line and key) on bad input, before any work where it can.
+ */
+export async function runExperiment(config: Config | string, o: RunExperimentOptions = {}): Promise<ExperimentReport> {
+  const s = settings(config, o);
+  const ctx: StageContext = {
+    cacheDir: s.cacheDir,
+    useCache: s.useCache,
+    offline: s.offline,
+    progress: o.progress ? createProgressFactory() : silentProgress,
+    log: o.log ?? (() => {}),
+  };
+  const startedAt = new Date().toISOString();
+  const total = stopwatch();
+  const res = await runPipeline(ctx, s.config);
+  const summary = writeResults(res, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() });
+  const keys = res.measures.map(measureKey);
+  return {
+    name: s.config.name,
+    config: s.config.file,
+    output: s.config.output,
+    summary,
+    runs: res.runs.map((r) => ({
+      retriever: r.retriever,
+      reranker: r.reranker,
+      folder: runDir(s.config.output, r),
+      queries: r.evaluation.counts.evaluated,
+      metrics: Object.fromEntries(keys.map((k) => [k, roundHalfEven(r.evaluation.aggregate[k] ?? 0, 5)])),
+      perQuery: r.evaluation.perQuery,
+    })),
+  };
+}

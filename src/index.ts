@@ -1,0 +1,26 @@
+/**
+ * The library entry point (`import … from 'skillret-eval'`): the main verbs of the CLI as typed
+ * functions with the same validation and the same errors. Bad input throws a `UserError` whose
+ * message is the one line the CLI would print; anything else is a bug.
+ */
+export { UserError, isUserError } from './core/errors.js';
+
+export { loadConfig, parseConfig } from './pipeline/config.js';
+export type { Config, RetrieverConfig, RerankerConfig } from './pipeline/config.js';
+
+export { runExperiment, planExperiment } from './api/run.js';
+export type { RunExperimentOptions, ExperimentReport, ExperimentRun } from './api/run.js';
+
+export { scoreRun } from './api/score.js';
+export type { ScoreRunOptions, ScoreResult } from './api/score.js';
+
+export { compareRuns } from './api/compare.js';
+export type { CompareRunsOptions } from './api/compare.js';
+export type { Comparison } from './report/comparison.js';
+export type { Attribution, MetricAttribution, QueryDelta } from './significance/attribution.js';
+
+export { initProject } from './api/init.js';
+export type { InitOptions, InitResult } from './api/init.js';
+
+export type { Evaluation, EvaluationCounts } from './metrics/evaluate.js';
+export type { Measure, MeasureName } from './metrics/measures.js';
