@@ -34,7 +34,7 @@ async function loadError(files: DatasetFiles, o: Partial<DatasetOptions> = {}) {
 const qrelsToObj = (q: Map<string, Map<string, number>>) => Object.fromEntries([...q].map(([k, v]) => [k, Object.fromEntries(v)]));
 
 describe('loadDataset: gold from a qrels file', () => {
-  it('takes qrels as the truth: graded relevance kept, queries without relevant judgements left out and listed', async () => {
+  it('takes qrels as the truth: graded relevance kept, unjudged queries left out, all-non-positive ones kept (zeros), disagreement with skill_ids listed', async () => {
     const { dir, ds } = await load({
       skills: SKILLS,
       queries: [
@@ -55,10 +55,21 @@ describe('loadDataset: gold from a qrels file', () => {
     expect(ds.queries).toEqual([
       { id: 'q3', text: 'third' },
       { id: 'q1', text: 'first' },
+      { id: 'q4', text: 'fourth' },
     ]);
-    expect(qrelsToObj(ds.qrels)).toEqual({ q3: { s3: 1, s4: 0 }, q1: { s2: 1, s1: 2 } });
-    expect([...ds.qrels.keys()]).toEqual(['q3', 'q1']);
-    expect(ds.stats).toEqual({ skillMdFallbacks: 0, queriesWithoutGold: ['q2', 'q4'], droppedGoldPairs: 0, droppedGoldQueries: [] });
+    expect(qrelsToObj(ds.qrels)).toEqual({ q3: { s3: 1, s4: 0 }, q1: { s2: 1, s1: 2 }, q4: { s4: 0 } });
+    expect([...ds.qrels.keys()]).toEqual(['q3', 'q1', 'q4']);
+    expect(ds.evaluation).toBe('trec_eval');
+    expect(ds.stats).toEqual({
+      skillMdFallbacks: 0,
+      skillsFilteredOut: 0,
+      queriesWithoutGold: ['q2'],
+      queriesWithoutRelevant: ['q4'],
+      droppedGoldPairs: 0,
+      droppedGoldQueries: [],
+      unknownGoldKept: 0,
+      goldDisagreement: ['q3', 'q1', 'q4'],
+    });
     expect(ds.skills.map((s) => s.id)).toEqual(['s1', 's2', 's3', 's4']);
     expect(ds.dir).toBe(dir);
     expect(ds.split).toBe('test');
@@ -182,11 +193,19 @@ describe('loadDataset: unknown gold ids', () => {
     expect(e.msg).toBe(`${e.qrels}:2: skill_id: skill "ghost" (gold for query "q1") is not in the skill corpus`);
   });
 
-  it("with unknownGold 'drop' drops and counts, listing queries that lost all gold", async () => {
+  it("with unknownGold 'drop' drops and counts; a query left with only a grade-0 judgement scores 0 (trec_eval)", async () => {
     const { ds } = await load(files, { unknownGold: 'drop' });
-    expect(ds.queries.map((q) => q.id)).toEqual(['q1', 'q3']);
-    expect(qrelsToObj(ds.qrels)).toEqual({ q1: { s1: 1 }, q3: { s2: 1 } });
-    expect(ds.stats).toEqual({ skillMdFallbacks: 0, queriesWithoutGold: [], droppedGoldPairs: 2, droppedGoldQueries: ['q2'] });
+    expect(ds.queries.map((q) => q.id)).toEqual(['q1', 'q2', 'q3']);
+    expect(qrelsToObj(ds.qrels)).toEqual({ q1: { s1: 1 }, q2: { s2: 0 }, q3: { s2: 1 } });
+    expect(ds.stats).toEqual({
+      skillMdFallbacks: 0,
+      skillsFilteredOut: 0,
+      queriesWithoutGold: [],
+      queriesWithoutRelevant: ['q2'],
+      droppedGoldPairs: 2,
+      droppedGoldQueries: [],
+      unknownGoldKept: 0,
+    });
   });
 
   it('names the query line and field for labels and skill_ids', async () => {
@@ -329,8 +348,8 @@ describe('loadGold', () => {
     });
     const g = await loadGold(dir, 'test');
     expect(g.goldSource).toBe('qrels');
-    expect(qrelsToObj(g.qrels)).toEqual({ q2: { a: 2 }, q1: { b: 1 } });
-    expect(g.queriesWithoutGold).toEqual(['q3']);
+    expect(qrelsToObj(g.qrels)).toEqual({ q2: { a: 2 }, q1: { b: 1 }, q3: { c: 0 } }); // judged, none relevant: scores 0
+    expect(g.queriesWithoutGold).toEqual([]);
     expect(g.files.map((f) => [f.role, f.records])).toEqual([['qrels', 3]]);
   });
 

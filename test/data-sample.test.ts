@@ -22,7 +22,16 @@ describe.skipIf(!present)('the shared SkillRet v1.1 sample', () => {
     expect(ds.queries).toHaveLength(30);
     expect(ds.goldSource).toBe('qrels');
     expect([...ds.qrels.values()].reduce((n, m) => n + m.size, 0)).toBe(42);
-    expect(ds.stats).toEqual({ skillMdFallbacks: 0, queriesWithoutGold: [], droppedGoldPairs: 0, droppedGoldQueries: [] });
+    expect(ds.stats).toEqual({
+      skillMdFallbacks: 0,
+      skillsFilteredOut: 0,
+      queriesWithoutGold: [],
+      queriesWithoutRelevant: [],
+      droppedGoldPairs: 0,
+      droppedGoldQueries: [],
+      unknownGoldKept: 0,
+      goldDisagreement: [], // the sample's qrels and skill_ids agree
+    });
     expect(ds.files.map((f) => [f.role, f.records, f.bytes, f.sha256])).toEqual([
       ['skills', 287, 4_633_404, '17ad6957a6033d71cb4ca0c92c3dbc1b2253d00ad1f3dade179a7c631bfbdd1c'],
       ['queries', 30, 37_823, 'c084e1f94b8cab54b7cd89d639f24b38e779af8a8e9a7742a6bbf0b2768f594f'],

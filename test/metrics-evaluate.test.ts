@@ -11,7 +11,7 @@ const qrels = (): Qrels =>
   new Map([
     ['q1', new Map([['a', 2], ['b', 1]])],
     ['q2', new Map([['c', 1]])],
-    ['q3', new Map([['d', 0]])], // no relevant document: dropped
+    ['q3', new Map([['d', 0]])], // no relevant document: zeros, counted (trec_eval 10.0)
     ['q4', new Map([['e', 1]])], // missing from the run: skipped
     ['q5', new Map(['f', 'g', 'h', 'i', 'j', 'k'].map((d) => [d, 1]))], // 6 relevant > 5
   ]);
@@ -61,9 +61,10 @@ describe('evaluate', () => {
   });
 
   it('evaluates the queries in both, in qrels order, and counts the rest', () => {
-    expect([...ev.perQuery.keys()]).toEqual(['q1', 'q2', 'q5']);
+    expect([...ev.perQuery.keys()]).toEqual(['q1', 'q2', 'q3', 'q5']);
+    expect(Object.values(ev.perQuery.get('q3')!)).toEqual(new Array(12).fill(0));
     expect(ev.counts).toEqual({
-      evaluated: 3,
+      evaluated: 4,
       qrelsQueries: 5,
       missingFromRun: ['q4'],
       notInQrels: ['qX'],
@@ -74,15 +75,15 @@ describe('evaluate', () => {
     });
   });
 
-  it('means over evaluated queries only (missing ones are not zeros)', () => {
-    // NDCG@5: (0.619906 + 0 + 1) / 3
-    expect(ev.aggregate['NDCG@5']).toBeCloseTo(((1 / L3 + 1) / (2 + 1 / L3) + 0 + 1) / 3, 15);
-    // MAP@5: (7/12 + 0 + 5/6) / 3 = (17/12) / 3 = 17/36
-    expect(ev.aggregate['MAP@5']).toBeCloseTo(17 / 36, 15);
-    // Precision@5: (0.4 + 0 + 1) / 3
-    expect(ev.aggregate['Precision@5']).toBeCloseTo(1.4 / 3, 15);
-    // Completeness@5: (1 + 0 + 0) / 3
-    expect(ev.aggregate['Completeness@5']).toBeCloseTo(1 / 3, 15);
+  it('means over evaluated queries only (missing ones are not zeros; all-non-positive ones are)', () => {
+    // NDCG@5: (0.619906 + 0 + 0 + 1) / 4
+    expect(ev.aggregate['NDCG@5']).toBeCloseTo(((1 / L3 + 1) / (2 + 1 / L3) + 0 + 0 + 1) / 4, 15);
+    // MAP@5: (7/12 + 0 + 0 + 5/6) / 4 = 17/48
+    expect(ev.aggregate['MAP@5']).toBeCloseTo(17 / 48, 15);
+    // Precision@5: (0.4 + 0 + 0 + 1) / 4
+    expect(ev.aggregate['Precision@5']).toBeCloseTo(1.4 / 4, 15);
+    // Completeness@5: (1 + 0 + 0 + 0) / 4
+    expect(ev.aggregate['Completeness@5']).toBeCloseTo(1 / 4, 15);
     expect(Object.keys(ev.aggregate)).toEqual(defaultMeasures([5, 10]).map(measureKey));
   });
 

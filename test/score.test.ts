@@ -16,7 +16,7 @@ function file(name: string, content: string): string {
   return p;
 }
 
-// q1: a=2, b=1; q2: c=1; q3: only grade 0 (dropped); q4: missing from the run (skipped).
+// q1: a=2, b=1; q2: c=1; q3: only grade 0 and q4: both missing from the run (skipped).
 const judgements: Array<[string, string, number]> = [
   ['q1', 'a', 2],
   ['q1', 'b', 1],
@@ -56,10 +56,10 @@ const expectedJson = `{
   "counts": {
     "evaluated": 2,
     "qrels_queries": 4,
-    "missing_from_run": 1,
+    "missing_from_run": 2,
     "not_in_qrels": 1,
     "empty_rankings": 0,
-    "no_relevant": 1,
+    "no_relevant": 0,
     "more_gold_than_k": {
       "2": 0
     },
@@ -67,14 +67,13 @@ const expectedJson = `{
   },
   "ids": {
     "missing_from_run": [
+      "q3",
       "q4"
     ],
     "not_in_qrels": [
       "qX"
     ],
-    "no_relevant": [
-      "q3"
-    ],
+    "no_relevant": [],
     "query_id_as_doc": []
   }
 }
@@ -105,10 +104,9 @@ describe('scoreCommand', () => {
         'Precision@2      25.00\n' +
         'Completeness@2    0.00\n' +
         'MRR@2            25.00\n' +
-        'queries: 2 evaluated (of 4 in qrels); missing from run 1; not in qrels 1; empty rankings 0; ' +
-        'no relevant judgement 1; more gold than k: @2 0\n' +
-        'note: queries missing from the run are skipped, not scored 0: q4\n' +
-        'note: queries without a relevant judgement are dropped: q3\n',
+        'queries: 2 evaluated (of 4 in qrels); missing from run 2; not in qrels 1; empty rankings 0; ' +
+        'no relevant judgement 0; more gold than k: @2 0\n' +
+        'note: queries missing from the run are skipped, not scored 0: q3, q4\n',
     );
   });
 

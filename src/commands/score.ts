@@ -84,7 +84,7 @@ export function scoreTable(e: Evaluation, extraNoRelevant: readonly string[] = [
   if (c.missingFromRun.length > 0) {
     lines.push(`note: queries missing from the run are skipped, not scored 0: ${examples(c.missingFromRun)}`);
   }
-  if (noRelevant.length > 0) lines.push(`note: queries without a relevant judgement are dropped: ${examples(noRelevant)}`);
+  if (noRelevant.length > 0) lines.push(`note: queries without a relevant judgement score 0 (as in trec_eval): ${examples(noRelevant)}`);
   if (c.queryIdAsDoc.length > 0) {
     lines.push(`warning: rankings contain a document whose id equals the query id (scored as ordinary documents): ${examples(c.queryIdAsDoc)}`);
   }

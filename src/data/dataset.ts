@@ -23,6 +23,8 @@ import { fail, optionalString, quoteId, requireId, requireInteger, requireString
 import { goldFromQueryRecord, type GoldEntry } from './gold.js';
 import { readJsonlFile } from './jsonl.js';
 import { pyStrip } from './text.js';
+import { applySkillFilter, type SkillFilter } from './skill-filter.js';
+import { goldPolicy, type EvaluationPolicy, type GoldSourceChoice } from './evaluation-policy.js';
 
 export interface DatasetOptions {
   /** Dataset folder. */
@@ -31,8 +33,21 @@ export interface DatasetOptions {
   split: string;
   /** Record field holding the SKILL.md text; default 'skill_md' (map e.g. 'body' explicitly). */
   skillMdField?: string;
-  /** A gold id that is not in the skill corpus: 'error' (default) or 'drop' (and count). */
-  unknownGold?: 'error' | 'drop';
+  /**
+   * A gold id that is not in the (filtered) skill corpus: 'error', 'drop' (and count) or 'keep' (the
+   * judgement stays: it counts in recall's denominator and can never be retrieved, as in the official
+   * code). Default: 'error' under the trec_eval policy, 'keep' under the official one.
+   */
+  unknownGold?: 'error' | 'drop' | 'keep';
+  /**
+   * Denominators (evaluation-policy.ts): 'trec_eval' (default) evaluates the queries that have a
+   * judgement (all-non-positive ones score 0); 'official' evaluates every query (no gold = zeros).
+   */
+  evaluation?: EvaluationPolicy;
+  /** Where the gold comes from; default: the policy's (trec_eval: the qrels file when present; official: the query records). */
+  gold?: GoldSourceChoice;
+  /** Restricts the searched corpus (official `skill_ids_filter`); gold outside it is unknown gold. */
+  skillFilter?: SkillFilter;
   /** true: a missing qrels file is an error. Default false: fall back to the queries' labels/skill_ids. */
   requireQrels?: boolean;
 }
@@ -48,9 +63,20 @@ export interface DatasetFileInfo {
 }
 
 export interface DatasetStats {
+  /** Skills left out by `skillFilter` (0 without one). */
+  skillsFilteredOut: number;
+  /** Evaluated queries whose judgements are all <= 0 (they score 0, as in trec_eval). */
+  queriesWithoutRelevant: string[];
+  /** Gold pairs kept although their skill is not in the (filtered) corpus (unknownGold 'keep'). */
+  unknownGoldKept: number;
+  /**
+   * When the folder has both a qrels file and gold in the query records: queries on which the two
+   * disagree (different ids or grades), in query order. Undefined when only one source exists.
+   */
+  goldDisagreement?: string[];
   /** Skills whose SKILL.md text was missing or blank, so the description took its place. */
   skillMdFallbacks: number;
-  /** Queries (file order) that have no relevant judgement and were left out. */
+  /** Queries (file order) without any judgement: left out (trec_eval policy) or scored 0 (official). */
   queriesWithoutGold: string[];
   /** Judgements dropped because their skill id is not in the corpus (unknownGold 'drop'). */
   droppedGoldPairs: number;
@@ -63,11 +89,13 @@ export interface Dataset {
   split: string;
   /** File order. */
   skills: Skill[];
-  /** Only queries that have gold (relevance >= 1), file order. */
+  /** The evaluated queries, file order (policy: with a judgement, or all). */
   queries: Query[];
   /** Judgements of those queries (query file order, then judgement order). */
   qrels: Qrels;
   goldSource: 'qrels' | 'queries';
+  /** The evaluation policy the gold and denominators follow. */
+  evaluation: EvaluationPolicy;
   files: DatasetFileInfo[];
   stats: DatasetStats;
 }
@@ -243,30 +271,36 @@ async function loadQrelsFile(
 
 interface GoldResult {
   qrels: Qrels;
-  /** Ids of queries kept (have relevant gold), in `order`. */
+  /** Ids of queries kept (evaluated), in `order`. */
   kept: Set<string>;
   queriesWithoutGold: string[];
+  queriesWithoutRelevant: string[];
   droppedGoldPairs: number;
   droppedGoldQueries: string[];
+  unknownGoldKept: number;
 }
 
 const hasRelevant = (js: readonly GoldEntry[]): boolean => js.some((j) => j.relevance >= 1);
 
 /**
  * Turns judgements into Qrels for the queries in `order`, checking skill ids against `corpus`
- * (when given) with the unknownGold policy.
+ * (when given) with the unknownGold policy. `keepUnjudged`: a query without any judgement is kept
+ * with an empty judgement set (it scores 0: the official denominators) instead of left out.
  */
 function resolveGold(
   order: readonly string[],
   gold: Map<string, Judgement[]>,
   corpus: Set<string> | undefined,
-  unknownGold: 'error' | 'drop',
+  unknownGold: 'error' | 'drop' | 'keep',
+  keepUnjudged: boolean,
 ): GoldResult {
   const qrels: Qrels = new Map();
   const kept = new Set<string>();
   const queriesWithoutGold: string[] = [];
+  const queriesWithoutRelevant: string[] = [];
   const droppedGoldQueries: string[] = [];
   let droppedGoldPairs = 0;
+  let unknownGoldKept = 0;
   for (const qid of order) {
     const js = gold.get(qid) ?? [];
     let usable = js;
@@ -274,19 +308,31 @@ function resolveGold(
       usable = [];
       for (const j of js) {
         if (corpus.has(j.skillId)) usable.push(j);
-        else if (unknownGold === 'drop') droppedGoldPairs++;
+        else if (unknownGold === 'keep') {
+          usable.push(j);
+          unknownGoldKept++;
+        } else if (unknownGold === 'drop') droppedGoldPairs++;
         else fail(j.at, j.field, `skill ${quoteId(j.skillId)} (gold for query ${quoteId(qid)}) is not in the skill corpus`);
       }
     }
-    if (!hasRelevant(usable)) {
-      if (hasRelevant(js)) droppedGoldQueries.push(qid);
-      else queriesWithoutGold.push(qid);
-      continue;
-    }
+    if (js.length === 0) queriesWithoutGold.push(qid);
+    else if (usable.length === 0) droppedGoldQueries.push(qid);
+    if (usable.length === 0 && !keepUnjudged) continue;
+    if (!hasRelevant(usable)) queriesWithoutRelevant.push(qid);
     kept.add(qid);
     qrels.set(qid, new Map(usable.map((j) => [j.skillId, j.relevance])));
   }
-  return { qrels, kept, queriesWithoutGold, droppedGoldPairs, droppedGoldQueries };
+  return { qrels, kept, queriesWithoutGold, queriesWithoutRelevant, droppedGoldPairs, droppedGoldQueries, unknownGoldKept };
+}
+
+/** Query ids (in `order`) whose judgements differ between two gold sources (ids or grades). */
+function goldDisagreement(order: readonly string[], a: Map<string, Judgement[]>, b: Map<string, Judgement[]>): string[] {
+  const key = (js: readonly Judgement[] | undefined) =>
+    (js ?? [])
+      .map((j) => `${j.skillId}\u0000${j.relevance}`)
+      .sort()
+      .join('\u0001');
+  return order.filter((q) => key(a.get(q)) !== key(b.get(q)));
 }
 
 /** Loads skills, queries and gold of one split (see the module comment for the rules). */
@@ -301,33 +347,46 @@ export async function loadDataset(o: DatasetOptions): Promise<Dataset> {
   const hasQrels = existsSync(qrelsPath);
   if (!hasQrels && o.requireQrels === true) requireFile(dir, 'qrels', split);
 
-  const sk = await loadSkills(skillsPath, o.skillMdField ?? 'skill_md');
-  const qs = await loadQueries(queriesPath, !hasQrels);
-  const files: DatasetFileInfo[] = [sk.info, qs.info];
+  const policy = goldPolicy(o.evaluation ?? 'trec_eval', o.gold, o.unknownGold);
+  const useQrels = policy.gold === 'qrels' ? hasQrels : false;
+  if (policy.gold === 'qrels' && o.gold === 'qrels' && !hasQrels) requireFile(dir, 'qrels', split);
+
+  const skAll = await loadSkills(skillsPath, o.skillMdField ?? 'skill_md');
+  const filtered = o.skillFilter ? applySkillFilter(skAll.skills, o.skillFilter) : { skills: skAll.skills, removed: 0 };
+  const corpus = o.skillFilter ? new Set(filtered.skills.map((x) => x.id)) : skAll.ids;
+  const qs = await loadQueries(queriesPath, true);
+  const files: DatasetFileInfo[] = [skAll.info, qs.info];
   let gold = qs.gold;
+  let disagreement: string[] | undefined;
+  const order = qs.queries.map((q) => q.id);
   if (hasQrels) {
     const qr = await loadQrelsFile(qrelsPath, qs.lines, queriesPath);
-    gold = qr.gold;
+    if (useQrels) gold = qr.gold;
     files.push(qr.info);
+    if (qs.gold.size > 0) disagreement = goldDisagreement(order, qr.gold, qs.gold);
   }
-  const order = qs.queries.map((q) => q.id);
-  const r = resolveGold(order, gold, sk.ids, o.unknownGold ?? 'error');
-  if (r.kept.size === 0) {
-    throw new UserError(`${where(hasQrels ? qrelsPath : queriesPath)}no query has a relevant judgement (relevance >= 1); nothing to evaluate`);
+  const r = resolveGold(order, gold, corpus, policy.unknownGold, policy.keepUnjudged);
+  if (![...r.qrels.values()].some((js) => [...js.values()].some((g) => g >= 1))) {
+    throw new UserError(`${where(useQrels ? qrelsPath : queriesPath)}no query has a relevant judgement (relevance >= 1); nothing to evaluate`);
   }
   return {
     dir,
     split,
-    skills: sk.skills,
+    skills: filtered.skills,
     queries: qs.queries.filter((q) => r.kept.has(q.id)),
     qrels: r.qrels,
-    goldSource: hasQrels ? 'qrels' : 'queries',
+    goldSource: useQrels ? 'qrels' : 'queries',
+    evaluation: policy.evaluation,
     files,
     stats: {
-      skillMdFallbacks: sk.fallbacks,
+      skillMdFallbacks: skAll.fallbacks,
+      skillsFilteredOut: filtered.removed,
       queriesWithoutGold: r.queriesWithoutGold,
+      queriesWithoutRelevant: r.queriesWithoutRelevant,
       droppedGoldPairs: r.droppedGoldPairs,
       droppedGoldQueries: r.droppedGoldQueries,
+      unknownGoldKept: r.unknownGoldKept,
+      ...(disagreement !== undefined ? { goldDisagreement: disagreement } : {}),
     },
   };
 }
@@ -368,8 +427,8 @@ export async function loadGold(
     goldSource = 'queries';
     sourcePath = queriesPath;
   }
-  const r = resolveGold(order, gold, undefined, 'error');
-  if (r.kept.size === 0) {
+  const r = resolveGold(order, gold, undefined, 'error', false);
+  if (![...r.qrels.values()].some((js) => [...js.values()].some((g) => g >= 1))) {
     throw new UserError(`${where(sourcePath)}no query has a relevant judgement (relevance >= 1); nothing to score against`);
   }
   return { qrels: r.qrels, goldSource, files, queriesWithoutGold: r.queriesWithoutGold };

@@ -6,8 +6,10 @@
  * - A query is evaluated when it is in both the qrels and the run. A query of the run that is empty
  *   (ran, retrieved nothing) is evaluated and scores 0 everywhere.
  * - A qrels query absent from the run is skipped (not averaged as 0): `counts.missingFromRun`.
- * - A qrels query with no grade >= 1 is dropped (its measures are undefined): `counts.noRelevant`.
- *   trec_eval would average it in as 0; the official data never has one.
+ * - A qrels query whose judgements are all <= 0 (or that has none) is evaluated like any other and
+ *   scores 0 everywhere, as trec_eval 10.0 and the official code's pytrec_eval do: `counts.noRelevant`
+ *   (test/fixtures/trec_eval/nonpositive.*). Whether a query without gold is in the qrels at all is
+ *   the evaluation policy's choice (data/dataset.ts, `evaluation:`).
  * - A run query absent from the qrels is ignored: `counts.notInQrels`.
  * - Each ranking is re-ordered by trec_eval's rule (rank.ts); a doc id twice in one evaluated
  *   ranking, or a non-finite score, is a UserError (trec_eval refuses duplicates too).
@@ -37,17 +39,17 @@ export const MEASURE_FNS: Readonly<Record<MeasureName, MeasureFn>> = {
 };
 
 export interface EvaluationCounts {
-  /** Queries in both qrels (with a relevant document) and run: the denominator of every mean. */
+  /** Queries in both qrels and run: the denominator of every mean. */
   evaluated: number;
   /** All queries in the qrels, including those without a relevant document. */
   qrelsQueries: number;
-  /** Qrels queries (with a relevant document) absent from the run, in qrels order: skipped. */
+  /** Qrels queries absent from the run, in qrels order: skipped. */
   missingFromRun: string[];
   /** Run queries absent from the qrels, in run order: ignored. */
   notInQrels: string[];
   /** Evaluated queries whose ranking is empty (they score 0). */
   emptyRankings: number;
-  /** Qrels queries with no grade >= 1, in qrels order: dropped. */
+  /** Evaluated qrels queries with no grade >= 1, in qrels order (they score 0, as in trec_eval). */
   noRelevant: string[];
   /** For each cutoff k used (as a string, ascending): evaluated queries with more relevant documents than k. */
   moreGoldThanK: Record<string, number>;
@@ -132,15 +134,13 @@ export function evaluate(qrels: Qrels, run: Run, measures: readonly Measure[]): 
 
   for (const [qid, judged] of qrels) {
     const numRel = countRelevant(judged);
-    if (numRel === 0) {
-      noRelevant.push(qid);
-      continue;
-    }
     const docs = run.get(qid);
     if (docs === undefined) {
       missingFromRun.push(qid);
       continue;
     }
+    // trec_eval 10.0 evaluates a judged query without a relevant document like any other: zeros.
+    if (numRel === 0) noRelevant.push(qid);
     perQuery.set(qid, evaluateQuery(qid, docs, judged, measures));
     if (docs.length === 0) emptyRankings++;
     if (docs.some((d) => d.docId === qid)) queryIdAsDoc.push(qid);
@@ -152,8 +152,7 @@ export function evaluate(qrels: Qrels, run: Run, measures: readonly Measure[]): 
 
   if (perQuery.size === 0) {
     throw new UserError(
-      `no query is both in the run (${run.size} queries) and in the qrels with a relevant document ` +
-        `(${qrels.size} queries, ${noRelevant.length} without a relevant document): wrong split or files?`,
+      `no query is both in the run (${run.size} queries) and in the qrels (${qrels.size} queries): wrong split or files?`,
     );
   }
 

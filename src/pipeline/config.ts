@@ -37,7 +37,15 @@ const datasetSchema = z
     hub: hubSchema.optional(),
     split: z.string().min(1).default('test'),
     skill_md_field: z.string().min(1).default('skill_md'),
-    unknown_gold: z.enum(['error', 'drop']).default('error'),
+    unknown_gold: z.enum(['error', 'drop', 'keep']).optional(),
+    gold: z.enum(['qrels', 'skill_ids']).optional(),
+    skill_filter: z
+      .union([
+        z.strictObject({ ids_file: z.string().min(1) }),
+        z.strictObject({ field: z.enum(['major', 'sub']), equals: z.string().min(1) }),
+        z.strictObject({ field: z.enum(['major', 'sub']), in: z.array(z.string().min(1)).min(1) }),
+      ])
+      .optional(),
     text: textSchema.default({ fields: ['name', 'description', 'skill_md'], separator: ' | ' }),
   })
   .refine((d) => (d.path === undefined) !== (d.hub === undefined), {
@@ -165,6 +173,7 @@ const configSchema = z
     description: z.string().optional(),
     dataset: datasetSchema,
     k: z.array(posInt).min(1).default([5, 10, 15]),
+    evaluation: z.enum(['trec_eval', 'official']).default('trec_eval'),
     retrievers: z.array(retrieverSchema).min(1),
     rerankers: z.array(rerankerSchema).min(1).default([{ id: 'none', type: 'none' }]),
     stats: z
@@ -299,7 +308,7 @@ function allowedKeysAt(value: unknown, path: readonly PropertyKey[]): string[] {
   if (section === 'rerankers' && path.length === 3 && path[2] === 'endpoint') return keysOf(rerankEndpointSchema);
   if ((section === 'retrievers' || section === 'rerankers') && path.length === 3 && path[2] === 'query') return QUERY_KEYS;
   if (section === 'retrievers' && path.length === 3 && path[2] === 'index') return [...new Set([...keysOf(hnswSchema), ...keysOf(exactSchema)])];
-  if (section === 'dataset' && path.length === 1) return keysOf(datasetSchema as unknown as z.ZodType).length ? keysOf(datasetSchema as unknown as z.ZodType) : ['path', 'hub', 'split', 'skill_md_field', 'unknown_gold', 'text'];
+  if (section === 'dataset' && path.length === 1) return keysOf(datasetSchema as unknown as z.ZodType).length ? keysOf(datasetSchema as unknown as z.ZodType) : ['path', 'hub', 'split', 'skill_md_field', 'unknown_gold', 'gold', 'skill_filter', 'text'];
   if (section === 'dataset' && path[1] === 'text') return keysOf(textSchema);
   if (section === 'dataset' && path[1] === 'hub') return keysOf(hubSchema);
   if (section === 'stats') return ['seed', 'iterations'];
@@ -430,7 +439,11 @@ export function parseConfig(text: string, file: string): Config {
     ...c,
     file: resolve(file),
     text,
-    dataset: { ...c.dataset, ...(c.dataset.path !== undefined ? { path: abs(c.dataset.path) } : {}) },
+    dataset: {
+      ...c.dataset,
+      ...(c.dataset.path !== undefined ? { path: abs(c.dataset.path) } : {}),
+      ...(c.dataset.skill_filter !== undefined && 'ids_file' in c.dataset.skill_filter ? { skill_filter: { ids_file: abs(c.dataset.skill_filter.ids_file) } } : {}),
+    },
     retrievers: c.retrievers.map((r) => (r.type === 'run' ? { ...r, path: abs(r.path) } : r.type === 'fusion' ? withFusionDefaults(r) : r)),
     ...(c.cache_dir !== undefined ? { cache_dir: abs(c.cache_dir) } : {}),
     output: abs(c.output),

@@ -9,6 +9,7 @@ import type { Config, ModelRerankerConfig } from './config.js';
 import { endpointFromConfig, isModelReranker } from './config.js';
 import type { StageContext } from '../core/context.js';
 import { loadDataset, type Dataset } from '../data/dataset.js';
+import { readSkillIdsFile, type SkillFilter } from '../data/skill-filter.js';
 import { ensureHubDataset, SKILLRET_RELEASES } from '../data/hub.js';
 import { buildDocumentText } from '../data/text.js';
 import { evaluate, type Evaluation } from '../metrics/evaluate.js';
@@ -92,6 +93,12 @@ async function resolveDataset(ctx: StageContext, config: Config): Promise<string
   });
 }
 
+/** The config's `dataset.skill_filter` as data/skill-filter.ts takes it (an ids file is read here). */
+function skillFilterFromConfig(f: NonNullable<Config['dataset']['skill_filter']>): SkillFilter {
+  if ('ids_file' in f) return readSkillIdsFile(f.ids_file);
+  return { kind: 'field', field: f.field, values: 'equals' in f ? [f.equals] : f.in };
+}
+
 function rerankerSpec(r: ModelRerankerConfig, configDir: string): RerankerSpec | RemoteRerankerSpec {
   const precision = r.score_precision !== undefined ? { scorePrecision: r.score_precision } : {};
   if (r.type === 'remote') return { id: r.id, type: 'remote', model: r.model, depth: r.depth, endpoint: endpointFromConfig(r.endpoint), ...precision };
@@ -135,13 +142,18 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     path: datasetDir,
     split: config.dataset.split,
     skillMdField: config.dataset.skill_md_field,
-    unknownGold: config.dataset.unknown_gold,
+    evaluation: config.evaluation,
+    ...(config.dataset.unknown_gold !== undefined ? { unknownGold: config.dataset.unknown_gold } : {}),
+    ...(config.dataset.gold !== undefined ? { gold: config.dataset.gold } : {}),
+    ...(config.dataset.skill_filter !== undefined ? { skillFilter: skillFilterFromConfig(config.dataset.skill_filter) } : {}),
   });
   timings.load_dataset = t();
   ctx.log(
     `dataset: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold` +
       (dataset.stats.queriesWithoutGold.length ? `, ${dataset.stats.queriesWithoutGold.length} without gold skipped` : '') +
-      (dataset.stats.droppedGoldPairs ? `, ${dataset.stats.droppedGoldPairs} gold pairs dropped (not in corpus)` : ''),
+      (dataset.stats.droppedGoldPairs ? `, ${dataset.stats.droppedGoldPairs} gold pairs dropped (not in corpus)` : '') +
+      (dataset.stats.skillsFilteredOut ? `, ${dataset.stats.skillsFilteredOut} skills outside skill_filter` : '') +
+      (dataset.stats.goldDisagreement?.length ? `; qrels and skill_ids disagree on ${dataset.stats.goldDisagreement.length} queries` : ''),
   );
 
   t = stopwatch();

@@ -56,7 +56,8 @@ export function formatPlan(config: Config, opts: { cacheDir: string; offline: bo
   lines.push(`config: ${config.file}`);
   const ds = config.dataset;
   lines.push(
-    `dataset: ${ds.path ?? `hub ${ds.hub!.repo}@${ds.hub!.revision}`} split=${ds.split} skill_md_field=${ds.skill_md_field} unknown_gold=${ds.unknown_gold}`,
+    `dataset: ${ds.path ?? `hub ${ds.hub!.repo}@${ds.hub!.revision}`} split=${ds.split} skill_md_field=${ds.skill_md_field} unknown_gold=${ds.unknown_gold ?? 'policy default'}${ds.gold ? ` gold=${ds.gold}` : ''}${ds.skill_filter ? ` skill_filter=${JSON.stringify(ds.skill_filter)}` : ''}`,
+    `evaluation: ${config.evaluation}`,
   );
   lines.push(`document text: ${ds.text.fields.join(` ${JSON.stringify(ds.text.separator)} `)}`);
   lines.push(`k: ${config.k.join(', ')}`);

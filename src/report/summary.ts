@@ -165,7 +165,14 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
       if (n > 0) notes.push(`${plural(n, 'query', 'queries')} with more gold skills than ${k}: never complete at @${k}.`);
   }
   for (const r of res.runs) if (r.evaluation.counts.emptyRankings > 0) notes.push(`${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}: ${plural(r.evaluation.counts.emptyRankings, 'query', 'queries')} retrieved nothing (scored 0).`);
-  if (dataset.stats.queriesWithoutGold.length) notes.push(`${plural(dataset.stats.queriesWithoutGold.length, 'query', 'queries')} without gold skipped.`);
+  const st = dataset.stats;
+  if (dataset.evaluation === 'official')
+    notes.push(`Evaluation policy official: gold from the query records, every query counted${st.queriesWithoutGold.length ? ` (${plural(st.queriesWithoutGold.length, 'query', 'queries')} without gold scored 0)` : ''}${st.unknownGoldKept ? `, ${plural(st.unknownGoldKept, 'gold pair')} outside the corpus kept (never retrievable)` : ''}.`);
+  else if (st.queriesWithoutGold.length) notes.push(`${plural(st.queriesWithoutGold.length, 'query', 'queries')} without gold skipped (trec_eval policy).`);
+  if (st.queriesWithoutRelevant.length) notes.push(`${plural(st.queriesWithoutRelevant.length, 'query', 'queries')} judged with no relevant skill: scored 0, as trec_eval does.`);
+  if (st.skillsFilteredOut) notes.push(`skill_filter: ${plural(st.skillsFilteredOut, 'skill')} left out of the searched corpus (${dataset.skills.length} searched).`);
+  if (st.goldDisagreement?.length)
+    notes.push(`The qrels file and the queries' skill_ids disagree on ${plural(st.goldDisagreement.length, 'query', 'queries')} (e.g. ${escapeMd(st.goldDisagreement[0]!)}); gold used: ${dataset.goldSource === 'qrels' ? 'qrels' : 'skill_ids'}.`);
   if (dataset.stats.droppedGoldPairs) notes.push(`${plural(dataset.stats.droppedGoldPairs, 'gold pair')} naming skills outside the corpus dropped.`);
   if (dataset.stats.skillMdFallbacks)
     notes.push(`${plural(dataset.stats.skillMdFallbacks, 'skill')} had no SKILL.md text; the description stands in (official fallback).`);
