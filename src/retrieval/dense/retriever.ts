@@ -112,6 +112,10 @@ async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: ModelLocatio
         const { ensureGloveModels } = await import('../../models/glove/convert.js');
         await ensureGloveModels(loc.modelsDir, { log: ctx.log });
       }
+      if (byRef.name === 'use-lite-512') {
+        const { ensureUseLiteModel } = await import('../../models/use-lite/convert.js');
+        await ensureUseLiteModel(loc.modelsDir, { log: ctx.log });
+      }
       ref = join(loc.modelsDir, byRef.localFolder);
     } else if (byRef.hubId !== null) {
       // A revision pins one repository: keep it only when the reference names the export repo itself.
