@@ -206,7 +206,7 @@ describe('parity with the package TF.js path (stored fixture)', () => {
     const loc = { offline: true, cacheDir: join(root, 'cache'), modelsDir: modelsDir() };
     const e = await Embedder.load(
       resolveModel(USE_LITE_NAME, loc),
-      { queryPrefix: '', docPrefix: '', pooling: preset.pooling, normalize: true, maxTokens: preset.maxTokens, dtype: 'fp32', batchSize: 4 },
+      { queryPrefix: '', docPrefix: '', pooling: 'cls', normalize: true, maxTokens: preset.maxTokens, dtype: 'fp32', batchSize: 4 },
       loc,
     );
     try {

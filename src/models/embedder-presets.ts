@@ -417,14 +417,18 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
   {
     name: 'use-lite-512',
     paperModel: null,
+    aliases: [],
     hubId: null,
     localFolder: 'use-lite-512',
+    exportCommand: null,
     queryPrefix: '',
     docPrefix: '',
     pooling: 'cls',
     normalize: true,
     maxTokens: 128,
     defaultDtype: 'fp32',
+    officialDtype: 'fp32',
+    source: 'bundled pretrained transformer (not a paper model); converted by src/models/use-lite/',
     notes:
       'Bundled Universal Sentence Encoder Lite (Google, Apache-2.0): a pretrained 2-layer transformer sentence encoder, 512-d, ' +
       '128-token window (longer texts are cut to their first 128 tokens). Converted offline from the TF.js graph in npm ' +
