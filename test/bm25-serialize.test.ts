@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -99,8 +99,10 @@ describe('BM25 stage cache', () => {
     const { ctx, logs } = makeCtx();
     const first = await runBm25Stage(ctx, input);
     expect(first.stats.cache).toBe('miss');
-    const files = readdirSync(join(ctx.cacheDir, 'bm25'));
-    expect(files).toEqual([`${bm25CacheKey(TEXTS, { k1: 1.5, b: 0.75 })}.bin`]);
+    const key = bm25CacheKey(TEXTS, { k1: 1.5, b: 0.75 });
+    const files = readdirSync(join(ctx.cacheDir, 'bm25')).sort();
+    expect(files).toEqual([`${key}.bin`, `${key}.runs`]);
+    expect(readdirSync(join(ctx.cacheDir, 'bm25', `${key}.runs`))).toHaveLength(1);
     const second = await runBm25Stage(ctx, input);
     expect(second.stats.cache).toBe('hit');
     expect(second.run).toEqual(first.run);
@@ -125,12 +127,41 @@ describe('BM25 stage cache', () => {
     const bytes = readFileSync(file);
     bytes[bytes.length - 40] = bytes[bytes.length - 40]! ^ 0xff;
     writeFileSync(file, bytes);
+    rmSync(file.replace(/\.bin$/, '.runs'), { recursive: true }); // else the cached run answers
     const second = await runBm25Stage(ctx, input);
     expect(second.stats.cache).toBe('miss');
     expect(second.run).toEqual(first.run);
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatch(/^bm25: cache file .* is unusable \(invalid BM25 index file: checksum mismatch\); rebuilding it$/);
     expect((await runBm25Stage(ctx, input)).stats.cache).toBe('hit');
+  });
+
+  it('a warm rerun reads the cached run; new queries or k score on the cached index; a bad run file is recomputed', async () => {
+    const { ctx, logs } = makeCtx();
+    const first = await runBm25Stage(ctx, input);
+    const runsDir = first.stats.cacheFile!.replace(/\.bin$/, '.runs');
+    // the index file is not needed by a warm rerun of the same queries
+    rmSync(first.stats.cacheFile!);
+    const warm = await runBm25Stage(ctx, input);
+    expect(warm.stats.cache).toBe('hit');
+    expect([...warm.run]).toEqual([...first.run]);
+    const facts = (s: typeof first.stats) => [s.numDocs, s.vocabSize, s.avgdl, s.totalTokens, s.noneQueries, s.emptyQueries, s.numQueries];
+    expect(facts(warm.stats)).toEqual(facts(first.stats));
+    expect(existsSync(first.stats.cacheFile!)).toBe(false);
+    // other k, other queries: scored (index rebuilt here since it was removed), each its own file
+    const k2 = await runBm25Stage(ctx, { ...input, k: 1 });
+    expect(k2.run.get('q1')).toEqual(first.run.get('q1')!.slice(0, 1));
+    const other = await runBm25Stage(ctx, { ...input, queries: [{ id: 'q9', text: 'bird' }] });
+    expect(other.stats.cache).toBe('hit');
+    expect(readdirSync(runsDir)).toHaveLength(3);
+    // a damaged run file: one log line, recomputed, rewritten
+    for (const f of readdirSync(runsDir)) writeFileSync(join(runsDir, f), '{"format":');
+    const again = await runBm25Stage(ctx, input);
+    expect([...again.run]).toEqual([...first.run]);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(/^bm25: cached run .* is unusable .*; recomputing it$/);
+    expect([...(await runBm25Stage(ctx, input)).run]).toEqual([...first.run]);
+    expect(logs).toHaveLength(1);
   });
 
   it('neither reads nor writes with useCache false', async () => {

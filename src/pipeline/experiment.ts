@@ -24,7 +24,7 @@ import { assertAllowedOffline } from '../remote/endpoint.js';
 import { offlineFromEnv } from '../util/paths.js';
 import { firstStageWithStrategy, rerankWithStrategy, strategyOf } from './query-strategy.js';
 import { operatingPoints, type OperatingPoints } from '../injection/operating-points.js';
-import { countTokens } from '../injection/tokens.js';
+import { TokenCountCache } from '../injection/token-cache.js';
 import { strategyBaseline, type StrategyBaseline } from './strategy-pairs.js';
 
 export interface StageRecord {
@@ -165,7 +165,12 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
 
   // Injection operating points: cl100k_base tokens of each injected skill's SKILL.md text.
   const skillMd = new Map(dataset.skills.map((s) => [s.id, s.skillMd]));
-  const injection = (run: Run) => operatingPoints(run, dataset.qrels, (id) => countTokens(skillMd.get(id) ?? ''), config.operating_points.completeness);
+  const tokenCounts = TokenCountCache.open(ctx.cacheDir, ctx.useCache);
+  const injection = (run: Run) => {
+    const points = operatingPoints(run, dataset.qrels, (id) => tokenCounts.count(skillMd.get(id) ?? ''), config.operating_points.completeness);
+    tokenCounts.save();
+    return points;
+  };
 
   // First stages.
   const firstStages = new Map<string, FirstStageOutput>();

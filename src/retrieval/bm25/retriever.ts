@@ -4,7 +4,8 @@
  * index format version, k1, b, the tokenizer (bm25s 0.3.3 English stop words, and the
  * runtime's Unicode version, which defines the word characters) and every document text in
  * order. Written atomically; a corrupt or unreadable cache file is reported with one log line
- * and rebuilt.
+ * and rebuilt. Next to it, the runs of query sets against that index (run-cache.ts): a warm rerun
+ * reads its hits and neither loads the index nor scores a query.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { resolveParams } from './build.js';
 import { buildBm25IndexFromTexts } from './corpus.js';
 import { Bm25Pool, buildBm25IndexParallel, defaultBm25Threads, queryBm25IndexParallel } from './parallel.js';
 import { queryBm25Index, type Bm25QueryStats, type Bm25Stats } from './retrieve.js';
+import { bm25RunKey, readBm25RunCache, writeBm25RunCache } from './run-cache.js';
 import { BM25_INDEX_FORMAT_VERSION, deserializeBm25Index, serializeBm25Index } from './serialize.js';
 import { BM25S_STOPWORDS_EN } from './stopwords.js';
 import type { Bm25Index, Bm25Params } from './types.js';
@@ -77,9 +79,22 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
   let indexMs = 0;
   let totalTokens = 0;
 
+  let runFile: string | undefined;
   if (ctx.useCache) {
     const t0 = performance.now();
-    cacheFile = join(ctx.cacheDir, 'bm25', `${bm25CacheKey(docTexts, params)}.bin`);
+    const key = bm25CacheKey(docTexts, params);
+    cacheFile = join(ctx.cacheDir, 'bm25', `${key}.bin`);
+    runFile = join(ctx.cacheDir, 'bm25', `${key}.runs`, `${bm25RunKey(queries, input.k)}.json`);
+    if (existsSync(runFile)) {
+      try {
+        const { run, facts } = readBm25RunCache(runFile, docIds, queries);
+        cacheMs += performance.now() - t0;
+        const stats = { ...facts, numQueries: queries.length, queryMs: 0, tokenizeMs: 0, indexMs: 0, cache: 'hit' as const, cacheFile, cacheMs };
+        return { run, stats };
+      } catch (e) {
+        ctx.log(`bm25: cached run ${runFile} is unusable (${e instanceof Error ? e.message : String(e)}); recomputing it`);
+      }
+    }
     if (existsSync(cacheFile)) {
       try {
         index = deserializeBm25Index(readFileSync(cacheFile));
@@ -118,6 +133,12 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
       }
     }
     const { run, stats } = pool ? await queryOnPool(ctx, pool, index, docIds, queries, input.k) : queryBm25Index(index, docIds, queries, input.k, ctx.progress);
+    if (runFile !== undefined) {
+      const t0 = performance.now();
+      const facts = { numDocs: index.numDocs, vocabSize: index.vocab.size, avgdl: index.avgdl, totalTokens, noneQueries: stats.noneQueries, emptyQueries: stats.emptyQueries };
+      writeBm25RunCache(runFile, docIds, queries, run, facts);
+      cacheMs += performance.now() - t0;
+    }
     return {
       run,
       stats: {

@@ -1,0 +1,68 @@
+/**
+ * Persisted token counts for the injection operating points, so that a warm rerun does not
+ * tokenize the corpus again: `<cacheDir>/tokens/cl100k_base-v1.json` maps the SHA-256 of a text
+ * (hex) to its cl100k_base count (tokens.ts). A count is a function of the text alone, so entries
+ * never go stale; an unreadable file is ignored (counted again and rewritten). Off when the cache is.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../util/atomic.js';
+import { countTokens } from './tokens.js';
+
+export class TokenCountCache {
+  private readonly byHash: Map<string, number>;
+  private readonly byText = new Map<string, number>();
+  private dirty = false;
+
+  private constructor(
+    private readonly file: string | undefined,
+    entries: Map<string, number>,
+  ) {
+    this.byHash = entries;
+  }
+
+  /** The cache under `cacheDir` (none when `useCache` is false). */
+  static open(cacheDir: string, useCache: boolean): TokenCountCache {
+    if (!useCache) return new TokenCountCache(undefined, new Map());
+    const file = join(cacheDir, 'tokens', 'cl100k_base-v1.json');
+    const entries = new Map<string, number>();
+    if (existsSync(file)) {
+      try {
+        const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+        for (const [h, n] of Object.entries(doc)) if (/^[0-9a-f]{64}$/.test(h) && Number.isSafeInteger(n) && (n as number) >= 0) entries.set(h, n as number);
+      } catch {
+        entries.clear(); // unreadable: count again
+      }
+    }
+    return new TokenCountCache(file, entries);
+  }
+
+  /** cl100k_base tokens of `text` (`countTokens`), from the cache when it holds the text. */
+  count(text: string): number {
+    const seen = this.byText.get(text);
+    if (seen !== undefined) return seen;
+    let n: number;
+    if (this.file === undefined) n = countTokens(text);
+    else {
+      const h = createHash('sha256').update(text, 'utf8').digest('hex');
+      const hit = this.byHash.get(h);
+      if (hit !== undefined) n = hit;
+      else {
+        n = countTokens(text);
+        this.byHash.set(h, n);
+        this.dirty = true;
+      }
+    }
+    this.byText.set(text, n);
+    return n;
+  }
+
+  /** Writes new entries (atomically); a no-op when nothing was added. */
+  save(): void {
+    if (this.file === undefined || !this.dirty) return;
+    const keys = [...this.byHash.keys()].sort();
+    writeFileAtomic(this.file, '{' + keys.map((k) => `"${k}":${this.byHash.get(k)!}`).join(',') + '}\n');
+    this.dirty = false;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The BM25 run cache: a warm rerun of the same corpus, parameters, queries and k reads the hits
+ * instead of loading the index and scoring every query again. File:
+ * `<cacheDir>/bm25/<index key>.runs/<run key>.json`, run key = sha256 of (format, k, every query
+ * id and text in order). Holds the hits as document numbers and float32 scores (JSON numbers read
+ * back as the same doubles) plus the index facts the stage reports, so a hit gives exactly what
+ * scoring would give. Written atomically; an unreadable file is recomputed.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Query, Run, ScoredDoc } from '../../core/types.js';
+import { writeFileAtomic } from '../../util/atomic.js';
+
+const FORMAT = 'skillret-bm25-run-v1';
+
+/** What the stage reports besides the run. */
+export interface CachedRunFacts {
+  numDocs: number;
+  vocabSize: number;
+  avgdl: number;
+  totalTokens: number;
+  noneQueries: number;
+  emptyQueries: number;
+}
+
+interface RunFile extends CachedRunFacts {
+  format: string;
+  /** Per query, in query order: [qid, doc numbers, scores]. */
+  queries: Array<[string, number[], number[]]>;
+}
+
+/** The run key of `queries` at cutoff `k` (the index key is the folder). */
+export function bm25RunKey(queries: readonly Query[], k: number): string {
+  const h = createHash('sha256');
+  h.update(`${FORMAT}\n${k}\n${queries.length}\n`);
+  for (const q of queries) {
+    h.update(`${Buffer.byteLength(q.id, 'utf8')}:${q.id}${Buffer.byteLength(q.text, 'utf8')}:`);
+    h.update(q.text, 'utf8');
+  }
+  return h.digest('hex');
+}
+
+/** Reads a cached run; throws (the caller recomputes) when the file does not fit. */
+export function readBm25RunCache(path: string, docIds: readonly string[], queries: readonly Query[]): { run: Run; facts: CachedRunFacts } {
+  const f = JSON.parse(readFileSync(path, 'utf8')) as RunFile;
+  if (f.format !== FORMAT || f.numDocs !== docIds.length || f.queries.length !== queries.length) throw new Error('does not match the corpus or queries');
+  const run: Run = new Map();
+  f.queries.forEach(([qid, docs, scores], i) => {
+    if (qid !== queries[i]!.id || docs.length !== scores.length) throw new Error(`query ${i} does not match`);
+    const hits: ScoredDoc[] = new Array<ScoredDoc>(docs.length);
+    for (let j = 0; j < docs.length; j++) {
+      const id = docIds[docs[j]!];
+      if (id === undefined) throw new Error(`document number ${docs[j]} out of range`);
+      hits[j] = { docId: id, score: scores[j]! };
+    }
+    run.set(qid, hits);
+  });
+  const { numDocs, vocabSize, avgdl, totalTokens, noneQueries, emptyQueries } = f;
+  return { run, facts: { numDocs, vocabSize, avgdl, totalTokens, noneQueries, emptyQueries } };
+}
+
+/** Writes the run (document numbers from `docIds`) with its facts, atomically. */
+export function writeBm25RunCache(path: string, docIds: readonly string[], queries: readonly Query[], run: Run, facts: CachedRunFacts): void {
+  const number = new Map<string, number>();
+  docIds.forEach((id, i) => number.set(id, i));
+  const file: RunFile = {
+    format: FORMAT,
+    ...facts,
+    queries: queries.map((q) => {
+      const hits = run.get(q.id) ?? [];
+      return [q.id, hits.map((h) => number.get(h.docId)!), hits.map((h) => h.score)];
+    }),
+  };
+  writeFileAtomic(path, JSON.stringify(file));
+}
