@@ -99,7 +99,20 @@ function skillFilterFromConfig(f: NonNullable<Config['dataset']['skill_filter']>
   return { kind: 'field', field: f.field, values: 'equals' in f ? [f.equals] : f.in };
 }
 
-function rerankerSpec(r: ModelRerankerConfig, configDir: string): RerankerSpec | RemoteRerankerSpec {
+/** The dataset a config asks for, from its (resolved) folder: gold source, filters, evaluation policy. */
+export function loadConfiguredDataset(config: Config, datasetDir: string): Promise<Dataset> {
+  return loadDataset({
+    path: datasetDir,
+    split: config.dataset.split,
+    skillMdField: config.dataset.skill_md_field,
+    evaluation: config.evaluation,
+    ...(config.dataset.unknown_gold !== undefined ? { unknownGold: config.dataset.unknown_gold } : {}),
+    ...(config.dataset.gold !== undefined ? { gold: config.dataset.gold } : {}),
+    ...(config.dataset.skill_filter !== undefined ? { skillFilter: skillFilterFromConfig(config.dataset.skill_filter) } : {}),
+  });
+}
+
+export function rerankerSpec(r: ModelRerankerConfig, configDir: string): RerankerSpec | RemoteRerankerSpec {
   const precision = r.score_precision !== undefined ? { scorePrecision: r.score_precision } : {};
   if (r.type === 'remote') return { id: r.id, type: 'remote', model: r.model, depth: r.depth, endpoint: endpointFromConfig(r.endpoint), ...precision };
   return {
@@ -138,15 +151,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
 
   let t = stopwatch();
   const datasetDir = await resolveDataset(ctx, config);
-  const dataset = await loadDataset({
-    path: datasetDir,
-    split: config.dataset.split,
-    skillMdField: config.dataset.skill_md_field,
-    evaluation: config.evaluation,
-    ...(config.dataset.unknown_gold !== undefined ? { unknownGold: config.dataset.unknown_gold } : {}),
-    ...(config.dataset.gold !== undefined ? { gold: config.dataset.gold } : {}),
-    ...(config.dataset.skill_filter !== undefined ? { skillFilter: skillFilterFromConfig(config.dataset.skill_filter) } : {}),
-  });
+  const dataset = await loadConfiguredDataset(config, datasetDir);
   timings.load_dataset = t();
   ctx.log(
     `dataset: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold` +

@@ -96,7 +96,7 @@ function isLocalRef(ref: string, models: string): boolean {
 }
 
 /** Preset + model location + every option (spec overrides preset, preset and model files override defaults). */
-async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: ModelLocationOptions): Promise<Resolved> {
+export async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: ModelLocationOptions): Promise<Resolved> {
   let preset: EmbedderPreset | null = null;
   if (spec.preset !== undefined) {
     preset = findEmbedderPreset(spec.preset) ?? null;
@@ -165,7 +165,7 @@ async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: ModelLocatio
 }
 
 /** sha256 over the tokenizer files present in the model folder. */
-async function tokenizerSha256(folder: string, cacheDir?: string): Promise<string> {
+export async function tokenizerSha256(folder: string, cacheDir?: string): Promise<string> {
   const lines: string[] = [];
   for (const f of ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json']) {
     const p = join(folder, f);
