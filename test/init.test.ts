@@ -101,6 +101,9 @@ describe('init options', () => {
   it('--model takes a preset or a hub id', () => {
     const a = loadConfig(initProject({ dir: fresh(), model: 'e5-small-v2' }).config);
     expect(a.retrievers.find((r) => r.id === 'dense')).toMatchObject({ model: 'e5-small-v2' });
+    const u = initProject({ dir: fresh(), model: 'use-lite-512' }).config;
+    expect(loadConfig(u).retrievers.find((r) => r.id === 'dense')).toMatchObject({ model: 'use-lite-512' });
+    expect(readFileSync(u, 'utf8')).not.toContain('GloVe word vectors');
     const b = loadConfig(initProject({ dir: fresh(), model: 'my-org/my-embedder@v2' }).config);
     expect(b.retrievers.find((r) => r.id === 'dense')).toMatchObject({ model: 'my-org/my-embedder@v2' });
   });

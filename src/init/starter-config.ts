@@ -71,11 +71,13 @@ function modelLines(m: StarterModel): string[] {
   const head = ['  # A dense embedder: exact cosine search over every skill.'];
   switch (m.kind) {
     case 'preset':
-      if (m.bundled) {
+      if (m.bundled && m.name === 'glove-6b-100d-static') {
         head.push(
           '  # glove-6b-100d-static: static GloVe word vectors (a baseline far below BM25, not a transformer),',
           '  # built offline into the models folder on the first run (about 20 s, once).',
         );
+      } else if (m.bundled) {
+        head.push(`  # ${m.name}: bundled with skillret-eval, built offline into the models folder on the first run (once).`);
       } else {
         head.push('  # A preset: the paper\'s prompts, pooling and token limit; its ONNX export is downloaded once.');
       }
