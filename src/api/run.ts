@@ -3,7 +3,7 @@
  * every retriever × reranker pair, the results folder written — returning what was measured. Same
  * validation and errors as the CLI, which prints what these return.
  */
-import { UserError } from '../core/errors.js';
+import { isUserError, UserError } from '../core/errors.js';
 import type { StageContext } from '../core/context.js';
 import { measureKey } from '../metrics/measures.js';
 import { roundHalfEven } from '../metrics/round.js';
@@ -14,6 +14,10 @@ import { formatPlan } from '../pipeline/plan.js';
 import { runDir, writeResults } from '../report/results-folder.js';
 import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
+import { preflight } from '../pipeline/preflight.js';
+import { acquireLock } from '../util/folder-lock.js';
+import { lockPathFor, recoverFolder, StagedFolder } from '../util/staged-folder.js';
+import { fsErrorText } from '../util/dirs.js';
 
 export interface RunExperimentOptions {
   /** Cache root (default: the config's `cache_dir`, else $SKILLRET_CACHE_DIR, else the default cache folder). */
@@ -73,6 +77,23 @@ function settings(config: Config | string, o: RunExperimentOptions): Settings {
   return { config: c, cacheDir, useCache: o.cache !== false, offline: Boolean(o.offline) || offlineFromEnv() };
 }
 
+function cacheDirSource(o: RunExperimentOptions, config: Config): string {
+  if (o.cacheDir !== undefined) return '--cache-dir';
+  if (config.cache_dir !== undefined) return `${config.file}: cache_dir`;
+  if (process.env.SKILLRET_CACHE_DIR !== undefined) return '$SKILLRET_CACHE_DIR';
+  return 'cache folder';
+}
+
+/** A filesystem failure while running or writing, as one line: the previous results stay as they were. */
+function asUserError(e: unknown, output: string): unknown {
+  if (isUserError(e)) return e;
+  const err = e as NodeJS.ErrnoException;
+  if (err && typeof err.code === 'string' && typeof err.syscall === 'string') {
+    return new UserError(`${err.path ?? output}: ${err.syscall} failed: ${fsErrorText(err)}; nothing was written, the results in ${output} are as before`);
+  }
+  return e;
+}
+
 /** The expanded plan of an experiment (every resolved parameter, the run matrix, output folders), as `run --dry-run` prints it. */
 export function planExperiment(config: Config | string, o: RunExperimentOptions = {}): string {
   const s = settings(config, o);
@@ -92,10 +113,38 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
     progress: o.progress ? createProgressFactory() : silentProgress,
     log: o.log ?? (() => {}),
   };
-  const startedAt = new Date().toISOString();
-  const total = stopwatch();
-  const res = await runPipeline(ctx, s.config);
-  const summary = writeResults(res, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() });
+  // Every path the run writes is checked before any work; the output folder is locked for the run
+  // (a lock file beside it naming the holder), the results are staged beside it and swapped in
+  // whole at the end, so a failed or killed run leaves the previous results untouched.
+  preflight(s.config, { cacheDir: s.cacheDir, useCache: s.useCache, cacheDirSource: cacheDirSource(o, s.config) });
+  const out = s.config.output;
+  const lockFile = lockPathFor(out);
+  const lock = acquireLock(lockFile, `skillret-eval run ${s.config.file}`);
+  if (!lock.ok) {
+    const h = lock.holder;
+    const who = h ? `pid ${h.pid} on ${h.host} since ${h.started_at} (${h.what})` : 'an unknown process';
+    throw new UserError(`${s.config.file}: output: ${out} is being written by another run, ${who}: ${lock.reason}; wait for it, or remove ${lockFile} if that process is gone`);
+  }
+  let res: Awaited<ReturnType<typeof runPipeline>>;
+  let summary: string;
+  try {
+    if (lock.staleTakenOver) ctx.log(`output: took over the stale lock of a killed run (pid ${lock.staleTakenOver.pid}, started ${lock.staleTakenOver.started_at})`);
+    for (const line of recoverFolder(out)) ctx.log(`output: ${line}`);
+    const staged = new StagedFolder(out);
+    try {
+      const startedAt = new Date().toISOString();
+      const total = stopwatch();
+      res = await runPipeline(ctx, s.config);
+      summary = writeResults(res, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() }, { dir: staged.staging });
+      const info = staged.commit();
+      if (info.removedRuns.length > 0) ctx.log(`output: run folders of an earlier config are gone with the old results (not in this config): ${info.removedRuns.join(', ')}`);
+    } catch (e) {
+      staged.abort();
+      throw asUserError(e, out);
+    }
+  } finally {
+    lock.release();
+  }
   const keys = res.measures.map(measureKey);
   return {
     name: s.config.name,

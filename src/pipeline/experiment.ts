@@ -26,6 +26,7 @@ import { firstStageWithStrategy, rerankWithStrategy, strategyOf } from './query-
 import { operatingPoints, type OperatingPoints } from '../injection/operating-points.js';
 import { TokenCountCache } from '../injection/token-cache.js';
 import { strategyBaseline, type StrategyBaseline } from './strategy-pairs.js';
+import { faultPoint } from '../util/fault.js';
 
 export interface StageRecord {
   kind: 'retrieval' | 'rerank';
@@ -153,6 +154,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   const datasetDir = await resolveDataset(ctx, config);
   const dataset = await loadConfiguredDataset(config, datasetDir);
   timings.load_dataset = t();
+  faultPoint('loading');
   ctx.log(
     `dataset: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold` +
       (dataset.stats.queriesWithoutGold.length ? `, ${dataset.stats.queriesWithoutGold.length} without gold skipped` : '') +

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
+import { faultPoint } from '../util/fault.js';
 import { formatTrecRun } from '../formats/trec-run.js';
 import { roundHalfEven } from '../metrics/round.js';
 import { trecOrder } from '../metrics/rank.js';
@@ -165,11 +166,12 @@ export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Rec
 }
 
 /**
- * Writes every file of the results folder (atomically, one file at a time; nothing is deleted).
+ * Writes every file of the results folder into `opts.dir` (default: the config's output; `run`
+ * passes a staging folder that is swapped in whole when complete, see util/staged-folder.ts).
  * Returns the summary.md text.
  */
-export function writeResults(res: ExperimentResult, extras: ManifestExtras, opts: { releases?: readonly SkillretRelease[] } = {}): string {
-  const out = res.config.output;
+export function writeResults(res: ExperimentResult, extras: ManifestExtras, opts: { releases?: readonly SkillretRelease[]; dir?: string } = {}): string {
+  const out = opts.dir ?? res.config.output;
   const queryOrder = res.dataset.queries.map((q) => q.id);
   const releases = opts.releases ?? SKILLRET_RELEASES;
   const breakdowns = runBreakdowns(res);
@@ -180,6 +182,7 @@ export function writeResults(res: ExperimentResult, extras: ManifestExtras, opts
     writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(res, r, releases));
     writeJsonAtomic(join(dir, 'breakdown.json'), breakdownJson(breakdowns[i]!));
     writeJsonAtomic(join(dir, 'operating-points.json'), operatingPointsJson(r));
+    if (i === 0) faultPoint('writing');
   });
   const summary = renderSummary(res, { releases, breakdowns });
   writeFileAtomic(join(out, 'summary.md'), summary);

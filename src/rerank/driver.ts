@@ -6,6 +6,7 @@
  */
 import { pairKey, type ScoreCache } from './score-cache.js';
 import type { RerankPair, Reranker, RerankStats } from './types.js';
+import { faultPoint } from '../util/fault.js';
 
 export interface DriverOptions {
   /** Unique uncached pairs per model call (default 1,024). */
@@ -75,6 +76,7 @@ export class RerankDriver implements Reranker {
         cache?.put(u.key, s);
       });
       cache?.flush();
+      faultPoint('reranking');
       if (dup > 0) onProgress?.(dup);
     }
     return scores;

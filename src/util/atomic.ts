@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync, rmSync } from 'node:fs';
+import { renameSync, writeFileSync, openSync, fsyncSync, closeSync, rmSync } from 'node:fs';
+import { makeDirs } from './dirs.js';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -12,7 +13,7 @@ export function tempPathFor(path: string): string {
  * A crash leaves either the old file or the new one, never a half-written file.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   const tmp = tempPathFor(path);
   try {
     const fd = openSync(tmp, 'w');

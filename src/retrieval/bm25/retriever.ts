@@ -22,6 +22,7 @@ import { bm25RunKey, readBm25RunCache, writeBm25RunCache } from './run-cache.js'
 import { BM25_INDEX_FORMAT_VERSION, deserializeBm25Index, serializeBm25Index } from './serialize.js';
 import { BM25S_STOPWORDS_EN } from './stopwords.js';
 import type { Bm25Index, Bm25Params } from './types.js';
+import { faultPoint } from '../../util/fault.js';
 
 export interface Bm25StageInput {
   docIds: readonly string[];
@@ -125,6 +126,7 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
       } finally {
         bar.stop();
       }
+      faultPoint('indexing');
       if (ctx.useCache && cacheFile !== undefined) {
         const t0 = performance.now();
         writeFileAtomic(cacheFile, serializeBm25Index(index));

@@ -11,6 +11,7 @@
 import type { ProgressFactory } from '../../core/context.js';
 import { EmbeddingCache, embeddingConfigKey, textKey, type EmbeddingCacheOptions } from './cache.js';
 import { DEFAULT_MAX_BATCH_TOKENS, type BatchResult, type EmbedRunStats, type Embedder, type OnBatch, type Role } from './embedder.js';
+import { faultPoint } from '../../util/fault.js';
 
 export interface EncodeStats {
   texts: number;
@@ -136,6 +137,7 @@ export async function encodeTextsWithCache(
           cache.put(missingKeys[i]!, e);
         });
         bar?.increment(b.indices.length);
+        faultPoint('encoding');
         if (o.onBatch) await o.onBatch(b);
       });
       run = embedder.lastRun;

@@ -21,6 +21,7 @@ import { encodeWithCache, rate, stageCacheInfo, type EncodeStats, type StageCach
 import { fileSha256, modelFilesSha256 } from './model-hash.js';
 import { toMatrix, type VectorMatrix } from './index-exact.js';
 import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
+import { faultPoint } from '../../util/fault.js';
 
 export interface DenseSpec {
   id: string;
@@ -220,6 +221,7 @@ export async function denseRetrieve(
     const docIds = docs.map((x) => x.id);
     const queryIds = queries.map((x) => x.id);
 
+    faultPoint('searching');
     const found = await searchVectors(
       ctx,
       { topK: spec.topK, index: spec.index, ...(options.threads !== undefined ? { threads: options.threads } : {}) },
