@@ -14,7 +14,7 @@ import { parse, stringify } from 'yaml';
 import { runCommand } from '../src/commands/run.js';
 
 const REPO = resolve(__dirname, '..');
-const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl', 'breakdown.json'];
+const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl', 'breakdown.json', 'operating-points.json'];
 let root: string;
 beforeAll(() => void (root = mkdtempSync(join(tmpdir(), 'skillret-cache-state-'))));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -98,7 +98,7 @@ describe('byte-identical results whatever the cache state', () => {
     corrupt(cache);
     await run(configCopy('quickstart', outs[4]!), { cacheDir: cache });
     const ref = resultFiles(outs[0]!);
-    expect(ref.size).toBe(4 * 4);
+    expect(ref.size).toBe(5 * 4);
     for (const o of outs.slice(1)) expect(resultFiles(o), o).toEqual(ref);
   });
 

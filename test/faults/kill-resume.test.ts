@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const REPO = resolve(__dirname, '..', '..');
 const BIN = join(REPO, 'bin', 'skillret-eval.js');
-const RESULT_FILES = new Set(['metrics.json', 'run.trec', 'per-query.jsonl', 'breakdown.json']);
+const RESULT_FILES = new Set(['metrics.json', 'run.trec', 'per-query.jsonl', 'breakdown.json', 'operating-points.json']);
 
 let root: string;
 /** Results of uninterrupted runs of each config kind. */
@@ -83,7 +83,7 @@ beforeAll(() => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     reference.set(kind, results(out));
-    expect(reference.get(kind)!.size).toBe(4 * runs);
+    expect(reference.get(kind)!.size).toBe(5 * runs);
   }
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
