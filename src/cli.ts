@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { isUserError, UserError } from './core/errors.js';
+import { escapeControl } from './util/terminal-text.js';
 import { packageInfo } from './pipeline/manifest.js';
 
 function parseKs(s: string): number[] {
@@ -34,7 +35,7 @@ export function buildProgram(write: (s: string) => void): Command {
     // Program options (-V/--version, -h) only before a command, so `data fetch --version v1.0` is the command's.
     .enablePositionalOptions()
     .showSuggestionAfterError(true)
-    .configureOutput({ writeOut: write, writeErr: (s) => void process.stderr.write(s) });
+    .configureOutput({ writeOut: write, writeErr: (s) => void process.stderr.write(escapeControl(s)) });
 
   program
     .command('init')
@@ -157,13 +158,15 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--offline', 'no network: report a complete cache, refuse a missing file (also SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1)')
     .action(async (opts: { version?: string; repo?: string; revision?: string; split: string; cacheDir?: string; endpoint?: string; offline?: boolean }) => {
       const { dataFetchCommand } = await import('./commands/data.js');
-      write(await dataFetchCommand({ ...opts, log: (line) => void process.stderr.write(`${line}\n`) }));
+      write(await dataFetchCommand({ ...opts, log: (line) => void process.stderr.write(`${escapeControl(line)}\n`) }));
     });
   return program;
 }
 
 /** Runs the CLI; returns the exit code. */
-export async function main(argv: string[], write: (s: string) => void = (s) => void process.stdout.write(s)): Promise<number> {
+export async function main(argv: string[], rawWrite: (s: string) => void = (s) => void process.stdout.write(s)): Promise<number> {
+  // Every byte the CLI prints passes escapeControl: data (ids, categories, queries) can never act on the terminal.
+  const write = (s: string) => rawWrite(escapeControl(s));
   const program = buildProgram(write);
   program.exitOverride();
   for (const c of program.commands) {
@@ -179,7 +182,7 @@ export async function main(argv: string[], write: (s: string) => void = (s) => v
       return 2; // commander already printed its one-line message
     }
     if (isUserError(e)) {
-      process.stderr.write(`skillret-eval: ${e.message}\n`);
+      process.stderr.write(`skillret-eval: ${escapeControl(e.message.replace(/\n/g, ' '))}\n`);
       return 2;
     }
     throw e;

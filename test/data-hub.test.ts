@@ -124,7 +124,7 @@ afterEach(() => {
 });
 
 function opts(cacheDir: string, extra: Partial<HubDatasetOptions> = {}): HubDatasetOptions {
-  return { repo: REPO, revision: REV, split: 'test', endpoint: hub.base, cacheDir, offline: false, ...extra };
+  return { repo: REPO, revision: REV, split: 'test', endpoint: hub.base, cacheDir, offline: false, retry: { retries: 2 }, sleep: async () => undefined, ...extra };
 }
 
 /** Every file under a folder, recursively (relative paths). */
@@ -218,12 +218,14 @@ describe('ensureHubDataset', () => {
     expect(lines[0]).toMatch(/is not the pinned .*; downloading again$/);
   });
 
-  it('refuses a truncated download and keeps nothing', async () => {
+  it('refuses a download that stays truncated after the retries: nothing in place, the partial file kept for the next run', async () => {
     const cache = makeTempDir();
     hub.truncate = true;
     const msg = await userError(ensureHubDataset(opts(cache)));
-    expect(msg).toMatch(new RegExp(`^${hub.base.replace(/[.]/g, '\\.')}${resolvePath('skills')}: download (interrupted after \\d+ bytes|incomplete)`));
-    expect(listAll(cache)).toEqual([]);
+    expect(msg).toMatch(new RegExp(`^${hub.base.replace(/[.]/g, '\\.')}${resolvePath('skills')}: download failed after 3 attempts \\(.*\\); the \\d+ bytes received are kept in .*test\\.jsonl\\.part and the next run resumes there$`));
+    const files = listAll(cache);
+    expect(files.some((f) => f.endsWith('skills/test.jsonl'))).toBe(false);
+    expect(files.filter((f) => f.includes('skills/')).map((f) => f.replace(/^.*skills\//, ''))).toEqual(['test.jsonl.part', 'test.jsonl.part.json']);
   });
 
   it('sends HF_TOKEN as a Bearer token to the endpoint only, and never puts it in a message', async () => {
@@ -262,7 +264,7 @@ describe('ensureHubDataset', () => {
     process.env['HF_TOKEN'] = TOKEN;
     const dead = 'http://127.0.0.1:1';
     const msg2 = await userError(ensureHubDataset(opts(makeTempDir(), { endpoint: dead })));
-    expect(msg2.startsWith(`${dead}/datasets/${REPO}/resolve/${REV}/data/skills/test.jsonl: download failed (`)).toBe(true);
+    expect(msg2.startsWith(`${dead}/datasets/${REPO}/resolve/${REV}/data/skills/test.jsonl: download failed after 3 attempts (`)).toBe(true);
     expect(msg2).not.toContain(TOKEN);
     expect(msg2.toLowerCase()).not.toContain('authorization');
     // nothing was written with the token in it

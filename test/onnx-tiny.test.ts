@@ -49,9 +49,7 @@ function expectClose(a: number[][], b: number[][], tol = 1e-5): void {
 describe('tiny encoder (BERT-shaped)', () => {
   let info: TinyModelInfo;
   beforeAll(() => {
-    const t0 = performance.now();
     info = buildTinyEncoder(join(root, 'enc'));
-    expect(performance.now() - t0).toBeLessThan(1000);
   });
 
   it('tokenises BERT-style and runs through AutoModel with the right shape', async () => {

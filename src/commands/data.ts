@@ -34,6 +34,8 @@ export interface DataFetchOptions {
   /** The pinned releases (default SKILLRET_RELEASES; tests pass their own). */
   releases?: readonly SkillretRelease[];
   fetchImpl?: typeof fetch;
+  /** Waits between download attempts (tests pass one that returns at once). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const DEFAULT_VERSION = 'v1.1';
@@ -86,11 +88,13 @@ export async function dataFetchCommand(o: DataFetchOptions): Promise<string> {
     repo: t.repo,
     revision: t.revision,
     split,
-    endpoint,
+    ...(o.endpoint !== undefined ? { endpoint: o.endpoint } : {}),
     cacheDir,
     offline,
     ...(pinned ? { expectedSha256: pinned } : {}),
     fetchImpl: recordingFetch,
+    endpointLabel: '--endpoint',
+    ...(o.sleep ? { sleep: o.sleep } : {}),
     ...(o.log ? { log: o.log } : {}),
   });
 

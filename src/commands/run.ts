@@ -4,6 +4,7 @@
  */
 import { planExperiment, runExperiment } from '../api/run.js';
 import { loadConfig } from '../pipeline/config.js';
+import { escapeControl } from '../util/terminal-text.js';
 
 export interface RunOptions {
   config: string;
@@ -24,7 +25,7 @@ export async function runCommand(o: RunOptions): Promise<string> {
     cache: o.cache !== false,
     offline: Boolean(o.offline),
     progress: !o.quiet,
-    log: o.quiet ? () => {} : (o.log ?? ((line: string) => void process.stderr.write(`${line}\n`))),
+    log: o.quiet ? () => {} : (o.log ?? ((line: string) => void process.stderr.write(`${escapeControl(line)}\n`))),
   };
   if (o.dryRun) return planExperiment(config, opts);
   const report = await runExperiment(config, opts);

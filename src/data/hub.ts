@@ -4,21 +4,25 @@
  * SkillRet releases (protocol section 1).
  *
  * - The revision must be pinned: a 40-hex commit or a tag; branch heads (main, master, HEAD) are refused.
- * - Files are streamed to a temporary sibling, hashed on the way, checked (length, SHA-256 when an
- *   expected value is given) and renamed into place; a failed or mismatching download leaves nothing
- *   in place. A file already in place (and matching its expected SHA-256, if given) is not fetched again.
+ * - Files are downloaded by `downloadResumable` (download.ts): retried with backoff on dropped
+ *   connections, timeouts and 5xx, resumed with HTTP Range into `<file>.part` (checked against the
+ *   server's ETag and size), SHA-256 checked, then renamed into place; a mismatching download leaves
+ *   nothing in place. A file already in place (and matching its expected SHA-256, if given) is not
+ *   fetched again.
+ * - The endpoint (option, `dataset.hub.endpoint`, `--endpoint` or HF_ENDPOINT) must not hold
+ *   credentials, a query string or a fragment: refused in one line naming where it came from.
  * - qrels is optional: HTTP 404 records its absence in a `<split>.jsonl.absent` marker (not asked again).
  * - The token (env HF_TOKEN, else HUGGINGFACE_TOKEN) is sent as `Authorization: Bearer` only to the
  *   endpoint's own origin (redirects are followed by hand; a redirect to another host, e.g. a CDN, gets
  *   no token). It is never printed, logged or written; messages never echo request headers.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { UserError, where } from '../core/errors.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { sha256File } from '../util/hash.js';
+import { maskSecrets, urlCredentialProblem } from '../util/secrets.js';
+import { downloadResumable, type RetryPolicy } from './download.js';
 
 export type HubSubset = 'skills' | 'queries' | 'qrels';
 
@@ -96,6 +100,12 @@ export interface HubDatasetOptions {
   fetchImpl?: typeof fetch;
   /** Informational lines (download started/finished). */
   log?: (line: string) => void;
+  /** How `endpoint` was given, for messages (default `dataset.hub.endpoint`; `--endpoint` for data fetch). */
+  endpointLabel?: string;
+  /** Retries and waits of each download (download.ts defaults). */
+  retry?: Partial<RetryPolicy>;
+  /** Waits between attempts (tests pass one that returns at once). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const SUBSETS: readonly HubSubset[] = ['skills', 'queries', 'qrels'];
@@ -104,16 +114,15 @@ const COMMIT_RE = /^[0-9a-f]{40}$/;
 const TAG_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const MUTABLE_REFS = new Set(['main', 'master', 'head']);
 const SPLIT_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const MAX_REDIRECTS = 10;
 
 function hfToken(): string | undefined {
   const t = process.env['HF_TOKEN'] || process.env['HUGGINGFACE_TOKEN'];
   return t !== undefined && t !== '' ? t : undefined;
 }
 
-/** Removes the token from a message, whatever produced it. */
+/** Removes the token (and any 6+ character piece of it) from a message, whatever produced it. */
 function redact(s: string, token: string | undefined): string {
-  return token === undefined ? s : s.split(token).join('***');
+  return maskSecrets(s, [token]);
 }
 
 function userError(msg: string, token: string | undefined): UserError {
@@ -150,77 +159,6 @@ export function hubFileUrl(endpoint: string, repo: string, revision: string, sub
   return `${base}/datasets/${repo}/resolve/${encodeURIComponent(revision)}/data/${subset}/${encodeURIComponent(split)}.jsonl`;
 }
 
-type FetchFn = typeof fetch;
-
-/** GET with redirects followed by hand, so the token only goes to the endpoint's origin. */
-async function getFollowing(fetchFn: FetchFn, url: string, origin: string, token: string | undefined): Promise<Response> {
-  let current = url;
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const headers: Record<string, string> = { 'Accept-Encoding': 'identity', 'User-Agent': 'skillret-eval' };
-    if (token !== undefined && new URL(current).origin === origin) headers['Authorization'] = `Bearer ${token}`;
-    let res: Response;
-    try {
-      res = await fetchFn(current, { headers, redirect: 'manual' });
-    } catch (e) {
-      const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
-      throw userError(`${where(url)}download failed (${e instanceof Error ? e.message : String(e)}${cause})`, token);
-    }
-    if (res.status >= 300 && res.status < 400 && res.status !== 304) {
-      const loc = res.headers.get('location');
-      await res.body?.cancel();
-      if (loc === null) throw userError(`${where(url)}HTTP ${res.status} redirect without a Location`, token);
-      current = new URL(loc, current).toString();
-      continue;
-    }
-    return res;
-  }
-  throw userError(`${where(url)}more than ${MAX_REDIRECTS} redirects`, token);
-}
-
-function tempSibling(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.part`);
-}
-
-/** Streams the response body to `target` via a temporary file; verifies length and SHA-256. */
-async function saveBody(res: Response, url: string, target: string, expected: string | undefined, token: string | undefined): Promise<{ sha256: string; bytes: number }> {
-  mkdirSync(dirname(target), { recursive: true });
-  const tmp = tempSibling(target);
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const fh = await open(tmp, 'w');
-  let closed = false;
-  try {
-    if (res.body === null) throw userError(`${where(url)}empty response body`, token);
-    try {
-      for await (const chunk of res.body) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        await fh.write(chunk);
-      }
-    } catch (e) {
-      if (e instanceof UserError) throw e;
-      throw userError(`${where(url)}download interrupted after ${bytes} bytes (${e instanceof Error ? e.message : String(e)})`, token);
-    }
-    const len = res.headers.get('content-length');
-    const enc = res.headers.get('content-encoding');
-    if (len !== null && (enc === null || enc === 'identity') && Number(len) !== bytes) {
-      throw userError(`${where(url)}download incomplete: got ${bytes} of ${len} bytes`, token);
-    }
-    const sha256 = hash.digest('hex');
-    if (expected !== undefined && sha256 !== expected.toLowerCase()) {
-      throw userError(`${where(target)}sha256 mismatch: expected ${expected.toLowerCase()}, got ${sha256} (${bytes} bytes from ${url}); not kept`, token);
-    }
-    await fh.sync();
-    await fh.close();
-    closed = true;
-    renameSync(tmp, target);
-    return { sha256, bytes };
-  } finally {
-    if (!closed) await fh.close().catch(() => undefined);
-    rmSync(tmp, { force: true });
-  }
-}
-
 /**
  * Makes sure `<cacheDir>/datasets/<repo>/<revision>/{skills,queries,qrels}/<split>.jsonl` are present
  * (qrels optional) and returns that dataset folder, ready for loadDataset.
@@ -229,12 +167,16 @@ export async function ensureHubDataset(o: HubDatasetOptions): Promise<string> {
   checkHubPin(o.repo, o.revision);
   if (!SPLIT_RE.test(o.split)) throw new UserError(`${where('dataset', undefined, 'split')}${JSON.stringify(o.split)} is not a valid split name`);
   const token = hfToken();
+  const fromEnv = o.endpoint === undefined && process.env['HF_ENDPOINT'] !== undefined;
   const endpoint = o.endpoint ?? process.env['HF_ENDPOINT'] ?? 'https://huggingface.co';
+  const label = fromEnv ? 'HF_ENDPOINT' : (o.endpointLabel ?? 'dataset.hub.endpoint');
+  const secretProblem = urlCredentialProblem(endpoint);
+  if (secretProblem) throw new UserError(`${label}: ${secretProblem}; give the bare hub URL and put a token in HF_TOKEN`);
   let origin: string;
   try {
     origin = new URL(endpoint).origin;
   } catch {
-    throw new UserError(`${where('dataset', undefined, 'endpoint')}${JSON.stringify(endpoint)} is not a URL`);
+    throw new UserError(`${label}: ${JSON.stringify(redact(endpoint, token))} is not a URL`);
   }
   const fetchFn = o.fetchImpl ?? fetch;
   const dir = hubDatasetDir(o.cacheDir, o.repo, o.revision);
@@ -263,27 +205,34 @@ export async function ensureHubDataset(o: HubDatasetOptions): Promise<string> {
       continue;
     }
     const url = hubFileUrl(endpoint, o.repo, o.revision, subset, o.split);
-    const res = await getFollowing(fetchFn, url, origin, token);
-    if (res.status === 404 && optional) {
-      await res.body?.cancel();
-      writeFileAtomic(absentMarker, `HTTP 404 for ${url}\n`);
-      log(`${url}: no ${subset} file (404); gold will come from the queries`);
-      continue;
-    }
-    if (res.status !== 200) {
-      await res.body?.cancel();
+    log(`downloading ${url}`);
+    const got = await downloadResumable({
+      url,
+      target,
+      origin,
+      token,
+      ...(expected !== undefined ? { expectedSha256: expected } : {}),
+      fetchFn,
+      ...(o.retry ? { retry: o.retry } : {}),
+      ...(o.sleep ? { sleep: o.sleep } : {}),
+      log,
+    });
+    if (got.kind === 'status') {
+      if (got.status === 404 && optional) {
+        writeFileAtomic(absentMarker, `HTTP 404 for ${url}\n`);
+        log(`${url}: no ${subset} file (404); gold will come from the queries`);
+        continue;
+      }
       const hint =
-        res.status === 401 || res.status === 403
+        got.status === 401 || got.status === 403
           ? `; access denied: set HF_TOKEN to a token that can read ${o.repo}${token === undefined ? '' : ' (the one set was refused)'}`
-          : res.status === 404
+          : got.status === 404
             ? '; check repo, revision and split'
             : '';
-      throw userError(`${where(url)}HTTP ${res.status}${hint}`, token);
+      throw userError(`${where(url)}HTTP ${got.status}${hint}`, token);
     }
-    log(`downloading ${url}`);
-    const got = await saveBody(res, url, target, expected, token);
     rmSync(absentMarker, { force: true });
-    log(`${target}: ${got.bytes} bytes, sha256 ${got.sha256}`);
+    log(`${target}: ${got.bytes} bytes, sha256 ${got.sha256}${got.resumedFrom.length > 0 ? ` (resumed at byte${got.resumedFrom.length > 1 ? 's' : ''} ${got.resumedFrom.join(', ')})` : ''}`);
   }
   if (missing.length > 0) {
     throw new UserError(

@@ -17,6 +17,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { env } from '@huggingface/transformers';
 import { UserError } from '../core/errors.js';
+import { urlCredentialProblem } from '../util/secrets.js';
 import { offlineFromEnv } from '../util/paths.js';
 import { closest, distance } from 'fastest-levenshtein';
 import { EMBEDDER_PRESETS } from './embedder-presets.js';
@@ -62,6 +63,8 @@ export function hubCacheFolder(cacheDir: string, id: string, revision?: string):
 /** The endpoint in effect: explicit option, else $HF_ENDPOINT, else the public hub. */
 export function hubEndpoint(explicit?: string): string {
   const e = explicit ?? process.env.HF_ENDPOINT ?? DEFAULT_ENDPOINT;
+  const problem = urlCredentialProblem(e);
+  if (problem) throw new UserError(`${explicit !== undefined ? 'endpoint' : 'HF_ENDPOINT'}: ${problem}; give the bare hub URL and put a token in HF_TOKEN`);
   return e.endsWith('/') ? e : e + '/';
 }
 

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { closest, distance } from 'fastest-levenshtein';
 import { UserError } from '../core/errors.js';
 import { urlProblem, type EndpointConfig } from '../remote/endpoint.js';
+import { urlCredentialProblem } from '../util/secrets.js';
 import { DEFAULT_NORM, DEFAULT_RRF_K } from '../fusion/fuse.js';
 import { DEFAULT_TARGET_COMPLETENESS } from '../injection/operating-points.js';
 import { QUERY_KEYS, rerankerQuerySchema, retrieverQuerySchema } from './query-config.js';
@@ -27,7 +28,14 @@ const textSchema = z.strictObject({
 const hubSchema = z.strictObject({
   repo: z.string().min(1),
   revision: z.string().min(1),
-  endpoint: z.string().url().optional(),
+  endpoint: z
+    .string()
+    .superRefine((u, ctx) => {
+      const secret = urlCredentialProblem(u);
+      if (secret) ctx.addIssue({ code: 'custom', message: `${secret}; give the bare hub URL and put a token in HF_TOKEN` });
+      else if (!URL.canParse(u)) ctx.addIssue({ code: 'custom', message: 'expected a URL like https://huggingface.co' });
+    })
+    .optional(),
   verify: z.boolean().default(true),
 });
 

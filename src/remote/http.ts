@@ -10,6 +10,7 @@
  */
 import { UserError } from '../core/errors.js';
 import { publicUrl } from './endpoint.js';
+import { maskSecrets } from '../util/secrets.js';
 
 export interface Backoff {
   /** First wait; doubles on every retry. */
@@ -18,6 +19,10 @@ export interface Backoff {
   maxMs: number;
   /** Cap of a server's Retry-After. */
   maxRetryAfterMs: number;
+  /** How to wait (tests record the waits instead of sleeping). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Jitter source in [0, 1) (tests pass a constant). */
+  random?: () => number;
 }
 
 const DEFAULT_BACKOFF: Backoff = { baseMs: 500, maxMs: 30_000, maxRetryAfterMs: 300_000 };
@@ -77,9 +82,9 @@ export function readApiKey(t: Pick<HttpTarget, 'label' | 'apiKeyEnv'>): string |
   return v;
 }
 
-/** Replaces every occurrence of `secret` (when given) with `***`. */
+/** Replaces the secret and every 6+ character piece of it (a server may echo a prefix) with `***`. */
 export function redact(text: string, secret: string | undefined): string {
-  return secret ? text.split(secret).join('***') : text;
+  return maskSecrets(text, [secret]);
 }
 
 /** One line of at most `max` characters: whitespace collapsed, key redacted. */
@@ -186,8 +191,8 @@ export async function requestJson(t: HttpTarget, method: 'GET' | 'POST', url: st
     const wait =
       failure.kind === 'http' && failure.retryAfterMs !== undefined
         ? Math.min(b.maxRetryAfterMs, failure.retryAfterMs)
-        : exp * (0.5 + Math.random() * 0.5);
-    await sleep(wait);
+        : exp * (0.5 + (b.random ?? Math.random)() * 0.5);
+    await (b.sleep ?? sleep)(wait);
   }
   const tries = made > 1 ? ` (after ${made} attempts)` : '';
   throw new UserError(`${where}: ${describeFailure(last, t, key)}${tries}`);

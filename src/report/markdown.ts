@@ -2,15 +2,19 @@
  * Markdown rendering primitives. Every untrusted string (ids from data files,
  * query ids, model names) goes through `escapeMd` before it reaches a report.
  */
+import { escapeControl } from '../util/terminal-text.js';
 
-/** Escapes text for a Markdown table cell or paragraph: no HTML, no table breaks, no emphasis. */
+/**
+ * Escapes text for a Markdown table cell or paragraph: no HTML, no table breaks, no emphasis, and
+ * control characters made visible (util/terminal-text.ts), so the file is safe to `cat` too.
+ */
 export function escapeMd(text: string): string {
-  return text
+  return escapeControl(text
     .replace(/[\r\n]+/g, ' ')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/([\\`*_[\]|~])/g, '\\$1');
+    .replace(/([\\`*_[\]|~])/g, '\\$1'));
 }
 
 /** A GitHub-flavoured Markdown table. Cells are inserted as given: escape untrusted ones first. */

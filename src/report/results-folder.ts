@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
 import { faultPoint } from '../util/fault.js';
+import { escapeControl } from '../util/terminal-text.js';
 import { formatTrecRun } from '../formats/trec-run.js';
 import { roundHalfEven } from '../metrics/round.js';
 import { trecOrder } from '../metrics/rank.js';
@@ -184,7 +185,8 @@ export function writeResults(res: ExperimentResult, extras: ManifestExtras, opts
     writeJsonAtomic(join(dir, 'operating-points.json'), operatingPointsJson(r));
     if (i === 0) faultPoint('writing');
   });
-  const summary = renderSummary(res, { releases, breakdowns });
+  // Whatever a renderer missed, no control character reaches the file (newlines are the format's).
+  const summary = escapeControl(renderSummary(res, { releases, breakdowns }));
   writeFileAtomic(join(out, 'summary.md'), summary);
   writeJsonAtomic(join(out, 'manifest.json'), manifestJson(res, extras));
   return summary;
