@@ -86,9 +86,10 @@ export function buildProgram(write: (s: string) => void): Command {
     .argument('<b>', 'treatment run folder')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--seed <n>', 'seed of the randomisation and bootstrap tests', parseIntOpt('--seed'), 42)
-    .option('--iterations <n>', 'iterations of the randomisation and bootstrap tests', parseIntOpt('--iterations'), 10000)
+    .option('--iterations <n>', 'iterations of the randomisation and bootstrap tests (at most 1000000)', parseIntOpt('--iterations'), 10000)
     .option('--keys <list>', 'metrics to compare (default: every metric of A), e.g. NDCG@10,Recall@10', splitList)
-    .action(async (a: string, b: string, opts: { format: 'table' | 'json'; seed: number; iterations: number; keys?: string[] }) => {
+    .option('--allow-different-data', 'compare runs whose metrics.json name different dataset files (refused otherwise)')
+    .action(async (a: string, b: string, opts: { format: 'table' | 'json'; seed: number; iterations: number; keys?: string[]; allowDifferentData?: boolean }) => {
       const { compareCommand } = await import('./commands/compare.js');
       write(await compareCommand({ a, b, ...opts }));
     });

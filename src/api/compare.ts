@@ -9,8 +9,13 @@
  * - Metrics: `keys` if given, else every key of the first record of A, in its order; every record of
  *   both files must have each of them (UserError file:line otherwise). Means are recomputed from the
  *   per-query values (the same fold as metrics.json, before its 5-decimal rounding).
- * - seed (default 42) and iterations (default 10,000) are validated here as user input.
+ * - When both folders' metrics.json name their dataset files (SHA-256), they must be the same files
+ *   (a paired test over different corpora means nothing), unless `allowDifferentData`.
+ * - seed (default 42) and iterations (default 10,000, at most MAX_ITERATIONS) are validated here.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { MAX_ITERATIONS } from '../pipeline/config.js';
 import { UserError, where } from '../core/errors.js';
 import { attribution, DEFAULT_PRIMARY_KEY } from '../significance/attribution.js';
 import { readPerQuery, resolvePerQueryFile, type PerQueryFile } from '../formats/per-query-jsonl.js';
@@ -24,6 +29,8 @@ export interface CompareRunsOptions {
   seed?: number;
   /** Iterations of the randomisation and bootstrap tests (default 10,000). */
   iterations?: number;
+  /** Compare runs whose metrics.json name different dataset files anyway (refused otherwise). */
+  allowDifferentData?: boolean;
   /** Metrics to compare (default: every metric of A's first record, in its order). */
   keys?: readonly string[];
 }
@@ -34,8 +41,8 @@ function checkOptions(o: CompareRunsOptions): { seed: number; iterations: number
   if (!Number.isSafeInteger(seed) || seed < 0) {
     throw new UserError(`--seed: expected an integer from 0 to ${Number.MAX_SAFE_INTEGER}, got ${String(seed)}`);
   }
-  if (!Number.isSafeInteger(iterations) || iterations < 1) {
-    throw new UserError(`--iterations: expected a positive integer, got ${String(iterations)}`);
+  if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) {
+    throw new UserError(`--iterations: expected an integer from 1 to ${MAX_ITERATIONS}, got ${String(iterations)}`);
   }
   return { seed, iterations };
 }
@@ -88,6 +95,43 @@ function chooseKeys(o: CompareRunsOptions, a: PerQueryFile): string[] {
   return [...o.keys];
 }
 
+interface DatasetFiles {
+  file: string;
+  files: { role: string; sha256: string }[];
+}
+
+/** The dataset files a run was computed on (from the metrics.json beside its per-query.jsonl), if recorded. */
+function datasetOf(perQueryFile: string): DatasetFiles | undefined {
+  const file = join(dirname(perQueryFile), 'metrics.json');
+  if (!existsSync(file)) return undefined;
+  let m: { dataset?: { files?: { role?: unknown; sha256?: unknown }[] } };
+  try {
+    m = JSON.parse(readFileSync(file, 'utf8')) as typeof m;
+  } catch (e) {
+    throw new UserError(`${file}: not valid JSON (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+  }
+  const files = m.dataset?.files;
+  if (!Array.isArray(files)) return undefined;
+  return { file, files: files.map((f) => ({ role: String(f.role), sha256: String(f.sha256) })) };
+}
+
+/** UserError when both runs name their dataset files and these differ (unless allowed). */
+function checkSameData(fileA: string, fileB: string, allow: boolean): void {
+  const a = datasetOf(fileA);
+  const b = datasetOf(fileB);
+  if (!a || !b || allow) return;
+  const roles = [...new Set([...a.files, ...b.files].map((f) => f.role))].sort();
+  for (const role of roles) {
+    const x = a.files.find((f) => f.role === role)?.sha256 ?? 'none';
+    const y = b.files.find((f) => f.role === role)?.sha256 ?? 'none';
+    if (x !== y) {
+      throw new UserError(
+        `${a.file} and ${b.file}: the runs are over different dataset files (${role}: sha256 ${x.slice(0, 12)}… vs ${y.slice(0, 12)}…); a paired comparison needs the same data (--allow-different-data to compare anyway)`,
+      );
+    }
+  }
+}
+
 /**
  * Compares run B against run A (Δ = B − A): each argument is a run folder (its per-query.jsonl is read)
  * or the per-query.jsonl itself. Throws a UserError (one line) on bad input.
@@ -98,6 +142,7 @@ export async function compareRuns(a: string, b: string, o: CompareRunsOptions = 
   const fileB = await resolvePerQueryFile(b);
   const runA = await readPerQuery(fileA);
   const runB = await readPerQuery(fileB);
+  checkSameData(fileA, fileB, Boolean(o.allowDifferentData));
   const keys = chooseKeys(o, runA);
   checkSameQueries(runA, runB);
   checkKeys(runA, keys);

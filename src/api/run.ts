@@ -117,6 +117,10 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
   // (a lock file beside it naming the holder), the results are staged beside it and swapped in
   // whole at the end, so a failed or killed run leaves the previous results untouched.
   preflight(s.config, { cacheDir: s.cacheDir, useCache: s.useCache, cacheDirSource: cacheDirSource(o, s.config) });
+  const largestK = Math.max(...s.config.k);
+  for (const r of s.config.retrievers) {
+    if (r.top_k < largestK) ctx.log(`warning: retrievers.${r.id}.top_k ${r.top_k} is below the largest k ${largestK}: @${largestK} metrics see only ${r.top_k} documents per query`);
+  }
   const out = s.config.output;
   const lockFile = lockPathFor(out);
   const lock = acquireLock(lockFile, `skillret-eval run ${s.config.file}`);

@@ -13,12 +13,13 @@ export interface CompareOptions {
   seed?: number;
   iterations?: number;
   keys?: string[];
+  allowDifferentData?: boolean;
 }
 
 export async function compareCommand(o: CompareOptions): Promise<string> {
   if (o.format !== 'table' && o.format !== 'json') {
     throw new UserError(`--format: expected "table" or "json", got ${JSON.stringify(o.format)}`);
   }
-  const c = await compareRuns(o.a, o.b, { ...(o.seed !== undefined ? { seed: o.seed } : {}), ...(o.iterations !== undefined ? { iterations: o.iterations } : {}), ...(o.keys !== undefined ? { keys: o.keys } : {}) });
+  const c = await compareRuns(o.a, o.b, { ...(o.seed !== undefined ? { seed: o.seed } : {}), ...(o.iterations !== undefined ? { iterations: o.iterations } : {}), ...(o.keys !== undefined ? { keys: o.keys } : {}), ...(o.allowDifferentData ? { allowDifferentData: true } : {}) });
   return o.format === 'json' ? renderComparisonJson(c) : renderComparisonTable(c);
 }

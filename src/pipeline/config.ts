@@ -20,6 +20,9 @@ const id = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected an id of letters, digits, ".", "_" or "-" (it names a results folder)');
 const posInt = z.number().int().min(1);
 
+/** Upper bound of `stats.iterations` and `compare --iterations` (a run of the randomisation test stays in seconds). */
+export const MAX_ITERATIONS = 1_000_000;
+
 const textSchema = z.strictObject({
   fields: z.array(z.enum(['name', 'description', 'skill_md'])).min(1).default(['name', 'description', 'skill_md']),
   separator: z.string().default(' | '),
@@ -185,7 +188,7 @@ const configSchema = z
     retrievers: z.array(retrieverSchema).min(1),
     rerankers: z.array(rerankerSchema).min(1).default([{ id: 'none', type: 'none' }]),
     stats: z
-      .strictObject({ seed: z.number().int().min(0).default(42), iterations: posInt.default(10000) })
+      .strictObject({ seed: z.number().int().min(0).default(42), iterations: posInt.max(MAX_ITERATIONS, `at most ${MAX_ITERATIONS.toLocaleString('en-US')} iterations`).default(10000) })
       .default({ seed: 42, iterations: 10000 }),
     cache_dir: z.string().min(1).optional(),
     operating_points: z
@@ -425,7 +428,13 @@ export function parseConfig(text: string, file: string): Config {
     const pos = counter.linePos(err.pos[0]);
     throw new UserError(`${file}:${pos.line}: invalid YAML: ${err.message.split('\n')[0]}`);
   }
-  const value = doc.toJS() as unknown;
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 1000 }) as unknown;
+  } catch (e) {
+    // Resource limits of the YAML library (an alias "billion laughs" expansion, …): one line.
+    throw new UserError(`${file}: invalid YAML: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
+  }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new UserError(`${file}: the config must be a YAML mapping (name, dataset, retrievers, rerankers, output …)`);
   }

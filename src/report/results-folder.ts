@@ -33,6 +33,12 @@ export function runDir(output: string, r: { retriever: string; reranker: string 
   return join(output, r.retriever, r.reranker);
 }
 
+/** `{docs_not_in_corpus: n}` for a saved-run first stage (documents of the file the corpus lacks), else nothing. */
+function docsNotInCorpus(res: ExperimentResult, retriever: string): { docs_not_in_corpus?: number } {
+  const n = res.stages.find((s) => s.kind === 'retrieval' && s.id === retriever)?.info['docs_not_in_corpus'];
+  return typeof n === 'number' ? { docs_not_in_corpus: n } : {};
+}
+
 /**
  * The metrics.json object of one run. A `paper` block (published values and deltas, percent) is added
  * only when the dataset is one of `releases` (default: the pinned SkillRet releases) and the run has
@@ -70,7 +76,7 @@ export function metricsJson(res: ExperimentResult, r: RunResult, releases: reado
       skills: res.dataset.skills.length,
       skill_md_fallbacks: res.dataset.stats.skillMdFallbacks,
     },
-    first_stage: { type: retriever.type, top_k: retriever.top_k },
+    first_stage: { type: retriever.type, top_k: retriever.top_k, ...docsNotInCorpus(res, r.retriever) },
   };
   if (r.approximation) {
     out.approximation = {

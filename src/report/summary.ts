@@ -159,6 +159,11 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
 
   // Notes.
   const notes: string[] = [];
+  for (const st of res.stages) {
+    const n = st.kind === 'retrieval' ? st.info['docs_not_in_corpus'] : undefined;
+    if (typeof n === 'number' && n > 0)
+      notes.push(`${escapeMd(st.id)}: ${plural(n, 'retrieved document')} of the saved run ${n === 1 ? 'is' : 'are'} not in the corpus (scored as non-relevant; never reranked).`);
+  }
   const first = res.runs[0]?.evaluation.counts;
   if (first) {
     for (const [k, n] of Object.entries(first.moreGoldThanK))
