@@ -19,6 +19,9 @@ export type { CompareRunsOptions } from './api/compare.js';
 export type { Comparison } from './report/comparison.js';
 export type { Attribution, MetricAttribution, QueryDelta } from './significance/attribution.js';
 
+export { explainRun } from './api/explain.js';
+export type { ExplainRunOptions, ExplainResult, ExplainSelection } from './api/explain.js';
+
 export { initProject } from './api/init.js';
 export type { InitOptions, InitResult } from './api/init.js';
 
