@@ -14,6 +14,8 @@ import { readFile } from 'node:fs/promises';
 import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { requireFile } from './lines.js';
+import { roundHalfEven } from '../metrics/round.js';
+import { trecOrder } from '../metrics/rank.js';
 
 export interface OfficialJsonOptions {
   /** Split to read from a result file's `retrieval` (default `test`); ignored for a run dict. */
@@ -90,4 +92,37 @@ export async function readOfficialJson(file: string, opts: OfficialJsonOptions =
     throw new UserError(`${where(file, undefined, 'retrieval')}no split ${JSON.stringify(split)} (has: ${have.length ? have.join(', ') : 'none'})`);
   }
   return runFromJson(file, retrieval[split], `retrieval.${split}`);
+}
+
+/** The official result file's metric names, in its key order (skillret/eval.py `trec_eval`). */
+export const OFFICIAL_METRICS = ['NDCG', 'MAP', 'Recall', 'Precision', 'Completeness'] as const;
+
+/**
+ * A run as the official code writes it (`write_json(..., indent=2)`):
+ * `{"metrics": {"<split>": {"NDCG@5": …, …}}, "retrieval": {"<split>": {query_id: {skill_id: score}}}}`.
+ * Metrics are the official fifteen (NDCG, MAP, Recall, Precision, Completeness at each k, in that
+ * order), each `round(mean, 5)`; every query of `queryOrder` is listed (an empty ranking is `{}`),
+ * candidates in trec_eval order. Parse both files and compare: number spellings differ
+ * (Python writes `1.0` and `1e-05`, JavaScript `1` and `1e-5`).
+ */
+export function formatOfficialResult(
+  split: string,
+  aggregate: Readonly<Record<string, number>>,
+  ks: readonly number[],
+  run: Run,
+  queryOrder: readonly string[],
+): string {
+  const metrics: Record<string, number> = {};
+  for (const m of OFFICIAL_METRICS)
+    for (const k of ks) {
+      const v = aggregate[`${m}@${k}`];
+      if (v !== undefined) metrics[`${m}@${k}`] = roundHalfEven(v, 5);
+    }
+  const retrieval: Record<string, Record<string, number>> = {};
+  for (const qid of queryOrder) {
+    const docs: Record<string, number> = {};
+    for (const d of trecOrder(run.get(qid) ?? [])) docs[d.docId] = d.score;
+    retrieval[qid] = docs;
+  }
+  return JSON.stringify({ metrics: { [split]: metrics }, retrieval: { [split]: retrieval } }, null, 2) + '\n';
 }

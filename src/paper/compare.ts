@@ -127,6 +127,8 @@ function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit):
   if (!fs) return undefined;
   const rr = paperReranker(reranker);
   if (reranker.type !== 'none' && !rr) return undefined;
+  // No oracle-pool numbers are published: an oracle run has no counterpart.
+  if ('oracle' in reranker && reranker.oracle) return undefined;
   const depth = 'depth' in reranker ? reranker.depth : undefined;
   const matches = findPaperRows(version, fs.model, rr?.model);
   for (const m of matches) {

@@ -143,10 +143,14 @@ const fusionSchema = z.strictObject({
 const retrieverSchema = z.discriminatedUnion('type', [bm25Schema, denseSchema, runSchema, fusionSchema]);
 
 const noneRerankerSchema = z.strictObject({ id, type: z.literal('none') });
+/** One pool size, or a list: one run per depth (ids `<id>-k<depth>`), as run_eval_rerank.sh's RERANK_TOP_K. */
+const depthSchema = z.union([posInt, z.array(posInt).min(1)]).default(20);
+
 const modelRerankerBase = {
   id,
   model: z.string().min(1),
-  depth: posInt.default(20),
+  depth: depthSchema,
+  oracle: z.boolean().default(false),
   score_precision: z.enum(['fp32', 'fp16', 'bf16']).optional(),
   max_tokens: posInt.optional(),
   batch_size: posInt.optional(),
@@ -166,7 +170,8 @@ const remoteRerankerSchema = z.strictObject({
   id,
   type: z.literal('remote'),
   model: z.string().min(1),
-  depth: posInt.default(20),
+  depth: depthSchema,
+  oracle: z.boolean().default(false),
   score_precision: z.enum(['fp32', 'fp16', 'bf16']).optional(),
   endpoint: rerankEndpointSchema,
   query: rerankerQuerySchema.optional(),
@@ -215,12 +220,16 @@ const configSchema = z
     });
     c.retrievers.forEach((r, i) => {
       for (const [j, rr] of c.rerankers.entries()) {
-        if ('depth' in rr && rr.depth > r.top_k)
+        const depths = 'depth' in rr ? (Array.isArray(rr.depth) ? rr.depth : [rr.depth]) : [];
+        const over = depths.find((d) => d > r.top_k);
+        if (over !== undefined)
           ctx.addIssue({
             code: 'custom',
             path: ['rerankers', j, 'depth'],
-            message: `depth ${rr.depth} exceeds retrievers[${i}] ("${r.id}") top_k ${r.top_k}: the reranker can only see what the first stage returned`,
+            message: `depth ${over} exceeds retrievers[${i}] ("${r.id}") top_k ${r.top_k}: the reranker can only see what the first stage returned`,
           });
+        if ('depth' in rr && Array.isArray(rr.depth) && new Set(rr.depth).size !== rr.depth.length)
+          ctx.addIssue({ code: 'custom', path: ['rerankers', j, 'depth'], message: 'a depth is listed twice' });
       }
     });
   });
@@ -264,11 +273,21 @@ function checkFusion(r: z.infer<typeof fusionSchema>, i: number, all: readonly {
 
 export type RawConfig = z.infer<typeof configSchema>;
 export type RetrieverConfig = RawConfig['retrievers'][number];
-export type RerankerConfig = RawConfig['rerankers'][number];
+type RawRerankerConfig = RawConfig['rerankers'][number];
+/**
+ * One reranker run as the pipeline sees it: a `depth` list is expanded into one entry per depth
+ * (id `<id>-k<depth>`), all sharing `group` (the id as written, which loads the model once).
+ */
+export type RerankerConfig = RawRerankerConfig extends infer R
+  ? R extends { depth: unknown }
+    ? Omit<R, 'depth'> & { depth: number; group: string }
+    : R
+  : never;
 export type ModelRerankerConfig = Extract<RerankerConfig, { model: string }>;
 
 /** A validated config with every path made absolute (relative paths resolve against the config's folder). */
-export interface Config extends RawConfig {
+export interface Config extends Omit<RawConfig, 'rerankers'> {
+  rerankers: RerankerConfig[];
   /** Absolute path of the YAML file. */
   file: string;
   /** The YAML text as read (hashed into the manifest). */
@@ -462,10 +481,35 @@ export function parseConfig(text: string, file: string): Config {
       ...(c.dataset.skill_filter !== undefined && 'ids_file' in c.dataset.skill_filter ? { skill_filter: { ids_file: abs(c.dataset.skill_filter.ids_file) } } : {}),
     },
     retrievers: c.retrievers.map((r) => (r.type === 'run' ? { ...r, path: abs(r.path) } : r.type === 'fusion' ? withFusionDefaults(r) : r)),
+    rerankers: expandRerankers(c.rerankers, file),
     ...(c.cache_dir !== undefined ? { cache_dir: abs(c.cache_dir) } : {}),
     output: abs(c.output),
     k: [...new Set(c.k)].sort((a, b) => a - b),
   };
+}
+
+/**
+ * One entry per reranker run: a depth list becomes `<id>-k<depth>` entries (the results folder names
+ * say which depth they hold); ids must stay unique after the expansion.
+ */
+function expandRerankers(list: RawConfig['rerankers'], file: string): RerankerConfig[] {
+  const out: RerankerConfig[] = [];
+  const seen = new Map<string, string>();
+  for (const r of list) {
+    const entries: RerankerConfig[] =
+      r.type === 'none'
+        ? [r]
+        : Array.isArray(r.depth)
+          ? r.depth.map((d) => ({ ...r, id: `${r.id}-k${d}`, depth: d, group: r.id }) as RerankerConfig)
+          : [{ ...r, depth: r.depth, group: r.id } as RerankerConfig];
+    for (const e of entries) {
+      const prev = seen.get(e.id);
+      if (prev !== undefined) throw new UserError(`${file}: rerankers: the run id "${e.id}" of "${'group' in e ? e.group : e.id}" is also the id of "${prev}"; rename one`);
+      seen.set(e.id, 'group' in e ? e.group : e.id);
+      out.push(e);
+    }
+  }
+  return out;
 }
 
 /** A fusion retriever with its method's defaults filled in (rrf_k 60, or norm min-max; weights all 1). */

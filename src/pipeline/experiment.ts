@@ -16,7 +16,8 @@ import { evaluate, type Evaluation } from '../metrics/evaluate.js';
 import { defaultMeasures, measureKey, type Measure } from '../metrics/measures.js';
 import { runFirstStage, resolveModelRef, type Doc, type FirstStageOutput } from './first-stage.js';
 import { createReranker } from '../rerank/rerank.js';
-import type { RemoteRerankerSpec, RerankerSpec } from '../rerank/types.js';
+import { oracleFirstStage } from '../rerank/oracle.js';
+import type { RemoteRerankerSpec, Reranker, RerankerSpec } from '../rerank/types.js';
 import { attribution, type Attribution } from '../significance/attribution.js';
 import { overlapAtK } from '../retrieval/dense/audit.js';
 import { stopwatch } from './manifest.js';
@@ -48,9 +49,11 @@ export interface ApproximationAudit {
 
 export interface RerankOnOff {
   depth: number;
+  /** The pool was the official oracle pool (missing gold put in place of the lowest non-gold). */
+  oracle: boolean;
   /** The first stage's evaluation (the "off" side), also when no `none` run is configured. */
   base: Evaluation;
-  /** First-stage Recall@depth and Completeness@depth: the ceiling any reranker over this pool can reach. */
+  /** First-stage Recall@depth and Completeness@depth over the pool reranked: the ceiling any reranker over it can reach. */
   ceiling: Record<string, number>;
   attribution: Attribution;
 }
@@ -215,16 +218,24 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     }
   }
 
-  for (const rr of modelRerankers) {
+  // Entries of one group (a depth list) share one loaded model.
+  const loaded = new Map<string, Reranker>();
+  for (const [ri, rr] of modelRerankers.entries()) {
     t = stopwatch();
-    const spec = rerankerSpec(rr, configDir);
-    const reranker = await createReranker(ctx, spec);
-    timings[`load_reranker:${rr.id}`] = t();
+    let reranker = loaded.get(rr.group);
+    if (!reranker) {
+      reranker = await createReranker(ctx, rerankerSpec(rr, configDir));
+      loaded.set(rr.group, reranker);
+      timings[`load_reranker:${rr.group}`] = t();
+    }
     for (const r of config.retrievers) {
-      ctx.log(`rerank: ${rr.id} over ${r.id} (top ${rr.depth})`);
+      ctx.log(`rerank: ${rr.id} over ${r.id} (top ${rr.depth}${rr.oracle ? ', oracle pool' : ''})`);
       t = stopwatch();
       const fs = firstStages.get(r.id)!;
-      const out = await rerankWithStrategy(ctx, reranker, strategyOf(rr.query), fs.run, queryText, docText, rr.depth);
+      const oracle = rr.oracle ? oracleFirstStage(fs.run, dataset.qrels, docText, rr.depth) : undefined;
+      const pooled = oracle?.run ?? fs.run;
+      const out0 = await rerankWithStrategy(ctx, reranker, strategyOf(rr.query), pooled, queryText, docText, rr.depth);
+      const out = oracle ? { ...out0, info: { ...out0.info, oracle: { goldInserted: oracle.inserted, queriesChanged: oracle.queriesChanged } } } : out0;
       const seconds = t();
       const run = new Map([...queries].map((q) => [q.id, out.run.get(q.id) ?? []]));
       const { id: _id, ...params } = rr;
@@ -235,7 +246,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
         { name: 'Recall', k: rr.depth },
         { name: 'Completeness', k: rr.depth },
       ];
-      const ceiling = evaluate(dataset.qrels, fs.run, ceilingMeasures).aggregate;
+      const ceiling = evaluate(dataset.qrels, pooled, ceilingMeasures).aggregate;
       ctx.log(`on/off significance: ${r.id}/${rr.id} vs ${r.id}/none (${config.stats.iterations} iterations × ${keys.length} metrics)`);
       t = stopwatch();
       const attr = attribution(baseEval.get(r.id)!.perQuery, evaluation.perQuery, keys, {
@@ -243,9 +254,19 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
         iterations: config.stats.iterations,
       });
       timings[`significance:${rr.id}:${r.id}`] = t();
-      runs.push({ retriever: r.id, reranker: rr.id, run, evaluation, operatingPoints: injection(run), onOff: { depth: rr.depth, base: baseEval.get(r.id)!, ceiling, attribution: attr } });
+      runs.push({
+        retriever: r.id,
+        reranker: rr.id,
+        run,
+        evaluation,
+        operatingPoints: injection(run),
+        onOff: { depth: rr.depth, oracle: rr.oracle, base: baseEval.get(r.id)!, ceiling, attribution: attr },
+      });
     }
-    await reranker.dispose?.();
+    if (!modelRerankers.slice(ri + 1).some((x) => x.group === rr.group)) {
+      await reranker.dispose?.();
+      loaded.delete(rr.group);
+    }
   }
 
   // Order runs as the plan does: retriever-major, rerankers in config order.

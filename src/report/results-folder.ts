@@ -5,6 +5,7 @@
  * Every file is written atomically. Everything but manifest.json is a pure
  * function of config + data, so reruns are byte-identical.
  */
+import { formatOfficialResult } from '../formats/official-json.js';
 import { join } from 'node:path';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
@@ -186,6 +187,7 @@ export function writeResults(res: ExperimentResult, extras: ManifestExtras, opts
     const dir = runDir(out, r);
     writeFileAtomic(join(dir, 'run.trec'), formatTrecRun(r.run, `${r.retriever}.${r.reranker}`, queryOrder));
     writeFileAtomic(join(dir, 'per-query.jsonl'), perQueryJsonl(res, r));
+    writeFileAtomic(join(dir, 'official.json'), formatOfficialResult(res.dataset.split, r.evaluation.aggregate, res.config.k, r.run, queryOrder));
     writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(res, r, releases));
     writeJsonAtomic(join(dir, 'breakdown.json'), breakdownJson(breakdowns[i]!));
     writeJsonAtomic(join(dir, 'operating-points.json'), operatingPointsJson(r));

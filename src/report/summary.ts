@@ -88,6 +88,9 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
   const strategies = renderStrategySection(res);
   if (strategies) out.push(strategies);
 
+  const matrix = renderRerankMatrix(res, ks.includes(10) ? 10 : ks[0]!);
+  if (matrix) out.push(matrix);
+
   // Reranker on/off.
   const reranked = res.runs.filter((r) => r.onOff);
   if (reranked.length) {
@@ -107,7 +110,7 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
         if (!s) return;
         body.push([
           i === 0 ? escapeMd(r.retriever) : '',
-          i === 0 ? escapeMd(r.reranker) : '',
+          i === 0 ? `${escapeMd(r.reranker)}${r.onOff!.oracle ? ' (oracle pool)' : ''}` : '',
           m,
           pct(s.base),
           pct(s.treated),
@@ -188,4 +191,38 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
   }
   if (notes.length) out.push(`\n## Notes\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
   return out.join('\n');
+}
+
+/**
+ * The rerank matrix (paper Table 10's shape): per retriever and reranker group, NDCG@k of the first
+ * stage alone, after reranking each depth, and over the oracle pool. Only when some reranker runs at
+ * more than one depth or with an oracle pool.
+ */
+function renderRerankMatrix(res: ExperimentResult, k: number): string | undefined {
+  const entries = res.config.rerankers.filter((r): r is Extract<typeof r, { group: string }> => 'group' in r);
+  const groups = [...new Set(entries.map((r) => r.group))];
+  const multi = groups.filter((g) => entries.filter((r) => r.group === g).length > 1 || entries.some((r) => r.group === g && r.oracle));
+  if (multi.length === 0) return undefined;
+  const depths = [...new Set(entries.filter((r) => multi.includes(r.group) && !r.oracle).map((r) => r.depth))].sort((a, b) => a - b);
+  const oracleDepths = [...new Set(entries.filter((r) => multi.includes(r.group) && r.oracle).map((r) => r.depth))].sort((a, b) => a - b);
+  const key = `NDCG@${k}`;
+  const header = ['Retriever', 'Reranker', 'First stage only', ...depths.map((d) => `k=${d}`), ...oracleDepths.map((d) => `oracle k=${d}`)];
+  const body: string[][] = [];
+  for (const ret of res.config.retrievers) {
+    const base = res.runs.find((x) => x.retriever === ret.id && x.onOff)?.onOff?.base.aggregate[key];
+    for (const g of multi) {
+      const cell = (d: number, oracle: boolean) => {
+        const e = entries.find((r) => r.group === g && r.depth === d && r.oracle === oracle);
+        const run = e && res.runs.find((x) => x.retriever === ret.id && x.reranker === e.id);
+        return run ? pct(run.evaluation.aggregate[key]) : '–';
+      };
+      body.push([escapeMd(ret.id), escapeMd(g), pct(base), ...depths.map((d) => cell(d, false)), ...oracleDepths.map((d) => cell(d, true))]);
+    }
+  }
+  return (
+    `\n## Rerank matrix (${key})\n\n` +
+    `Each reranker over the first stage's top k (one run per depth, results folders \`<retriever>/<reranker>-k<depth>\`), ` +
+    `and over the oracle pool (gold skills the first stage missed put in place of the lowest-ranked non-gold candidates: the reranker's ceiling).\n\n` +
+    mdTable(header, body, ['l', 'l', ...header.slice(2).map(() => 'r' as const)])
+  );
 }
