@@ -237,6 +237,8 @@ rerankers:
   - { id: none }
   - { id: q06, type: qwen3, model: Qwen/Qwen3-Reranker-0.6B }
   - { id: q06k10, type: qwen3, model: qwen3-reranker-0.6b, depth: 10, score_precision: fp32 }
+  - { id: q8, type: qwen3, model: qwen3-reranker-8b, depth: [10, 20] }
+  - { id: q8o, type: qwen3, model: qwen3-reranker-8b, depth: 20, oracle: true }
 output: /nowhere/out
 `,
       '/nowhere/exp.yaml',
@@ -256,6 +258,9 @@ output: /nowhere/out
       ['arctic/none', 'v1.0-embedding', 'snowflake-arctic-embed-s', '', 52.99, ''],
       ['arctic/q06', 'v1.0-rerank-depth', 'Qwen3-Reranker-0.6B', 'snowflake-arctic-embed-s', 61.9, ''],
       ['arctic/q06k10', 'v1.0-rerank-depth', 'Qwen3-Reranker-0.6B', 'snowflake-arctic-embed-s', 58.5, 'score precision fp32 (official fp16: ties and order differ)'],
+      // a depth list pairs each depth with its Table 10 column; the oracle run has no published row
+      ['arctic/q8-k10', 'v1.0-rerank-depth', 'Qwen3-Reranker-8B', 'snowflake-arctic-embed-s', 58, ''],
+      ['arctic/q8-k20', 'v1.0-rerank-depth', 'Qwen3-Reranker-8B', 'snowflake-arctic-embed-s', 61.3, ''],
       ['e5/none', 'v1.0-embedding', 'e5-small-v2', '', 41.82, 'query prefix differs from the protocol; max_tokens 256 (protocol 512); HNSW index (the paper searches exactly)'],
     ]);
     const q06 = report.runs[2]!;
