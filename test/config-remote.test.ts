@@ -40,7 +40,7 @@ describe('config: remote endpoints', () => {
       top_k: 20,
       index: { type: 'exact' },
     });
-    expect(c.rerankers[0]).toEqual({ id: 'rr', type: 'remote', model: 'BAAI/bge-reranker-v2-m3', depth: 10, endpoint: { url: 'http://127.0.0.1:8081', api: 'tei' } });
+    expect(c.rerankers[0]).toEqual({ id: 'rr', type: 'remote', model: 'BAAI/bge-reranker-v2-m3', depth: 10, oracle: false, group: 'rr', endpoint: { url: 'http://127.0.0.1:8081', api: 'tei' } });
     if (r.type !== 'dense' || !r.endpoint) throw new Error('unreachable');
     expect(endpointFromConfig(r.endpoint)).toEqual({ url: 'http://127.0.0.1:8080/v1', api: 'openai', apiKeyEnv: 'MY_KEY', timeoutS: 30, maxRetries: 2, concurrency: 8, batchSize: 16 });
     // The model name of a served model is not a path: it stays as written.

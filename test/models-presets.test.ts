@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_DOC } from './helpers/shared.js';
-import { buildTinyEncoder } from './helpers/tiny-models.js';
+import { buildTinyDecoder, buildTinyEncoder } from './helpers/tiny-models.js';
+import { createReranker } from '../src/rerank/rerank.js';
 import { EMBEDDER_PRESETS, findEmbedderPreset, SKILL_INSTRUCTION, type EmbedderPreset, type PromptSetting } from '../src/models/embedder-presets.js';
 import { findRerankerPreset, RERANKER_PRESETS } from '../src/models/reranker-presets.js';
 import { readStConfig } from '../src/models/st-config.js';
@@ -215,5 +216,18 @@ describe('a model folder with sentence-transformers files', () => {
     expect(m).toContain(`${join(root, 'models', 'Qwen3-Embedding-8B')}/onnx/`);
     const nv = await denseRetrieve(stage(), spec('nvidia/NV-Embed-v1'), DOCS, QUERIES).catch((e: unknown) => e);
     expect((nv as Error).message).toMatch(/^retrievers\.d\.model: NV-Embed-v1 pools with its own latent-attention layer/);
+  });
+
+  it('a reranker preset without a published export names the command, and loads the folder it writes', async () => {
+    const spec = { id: 'q8', type: 'qwen3' as const, model: 'qwen3-reranker-8b', depth: 20, threads: 1 };
+    const err = await createReranker(stage(), spec).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as Error).message).toMatch(
+      /^reranker "q8": model: no ONNX export of Qwen\/Qwen3-Reranker-8B in transformers\.js layout is published; make it with: optimum-cli export onnx --model Qwen\/Qwen3-Reranker-8B --task text-generation models\/qwen3-reranker-8b /,
+    );
+    buildTinyDecoder(join(root, 'models', 'qwen3-reranker-8b'), { seed: 4 });
+    const r = await createReranker(stage(), spec);
+    expect(r.describe()).toMatchObject({ preset: 'qwen3-reranker-8b', sourceModel: 'Qwen/Qwen3-Reranker-8B', source: 'local', scorePrecision: 'fp16' });
+    await r.dispose?.();
   });
 });

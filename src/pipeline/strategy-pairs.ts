@@ -1,7 +1,7 @@
 /**
  * Which run a query-strategy run is compared with: its `whole` twin. The twin of a retriever (or
  * reranker) entry with a non-whole `query:` is the entry of the same list whose config is
- * identical apart from `id` and `query` and whose strategy is whole (no `query:` or
+ * identical apart from `id` (and `group`) and `query` and whose strategy is whole (no `query:` or
  * `{strategy: whole}`); the first such entry in config order. The baseline of a run
  * <retriever>/<reranker> replaces each side that has a strategy by its twin; a side without a
  * twin leaves the run without a baseline.
@@ -16,7 +16,8 @@ interface Entry {
 const isWhole = (e: Entry) => !e.query || e.query.strategy === 'whole';
 
 function identity(e: Entry): string {
-  const { id: _id, query: _query, ...rest } = e as Entry & Record<string, unknown>;
+  // `group` is the id as written (a depth list's), so it differs between twins like `id` does.
+  const { id: _id, query: _query, group: _group, ...rest } = e as Entry & Record<string, unknown>;
   return stableStringify(rest);
 }
 

@@ -8,6 +8,7 @@
  * reranked list holds only the pool, each candidate with the reranker's score (no fusion).
  * Pairs of all queries are scored together (batches across queries, sorted by length).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
@@ -41,8 +42,10 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
     // A server's scores are used as it sends them unless the config asks for a precision.
     return spec.scorePrecision !== undefined ? withScorePrecision(remote, spec.scorePrecision, 'logit') : remote;
   }
-  const r = resolveRerankerSpec(spec);
   const models = modelsDir();
+  const r = resolveRerankerSpec(spec, {
+    exportFolder: (p) => (existsSync(join(models, p.name, 'config.json')) ? join(models, p.name) : undefined),
+  });
   let ref = r.modelRef;
   if (r.local === 'glove-6b-100d-maxsim') {
     // Loaded on demand: only the bundled scorer needs the GloVe converter.

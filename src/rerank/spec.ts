@@ -39,7 +39,11 @@ function prefix(spec: RerankerSpec): string {
   return `reranker "${spec.id}": `;
 }
 
-export function resolveRerankerSpec(spec: RerankerSpec): ResolvedRerankerSpec {
+/**
+ * `exportFolder`: where a preset without a published export would have been exported to (the
+ * folder its export command writes, `models/<preset>`), if that folder holds a model.
+ */
+export function resolveRerankerSpec(spec: RerankerSpec, o: { exportFolder?: (p: RerankerPreset) => string | undefined } = {}): ResolvedRerankerSpec {
   let preset: RerankerPreset | undefined;
   if (spec.preset !== undefined) {
     preset = findRerankerPreset(spec.preset);
@@ -63,7 +67,9 @@ export function resolveRerankerSpec(spec: RerankerSpec): ResolvedRerankerSpec {
     } else if (preset.hubId !== null) {
       modelRef = preset.revision !== undefined ? `${preset.hubId}@${preset.revision}` : preset.hubId;
     } else {
-      throw new UserError(`${prefix(spec)}model: ${preset.note ?? `no ONNX export of ${preset.sourceModel} is known`}`);
+      const folder = o.exportFolder?.(preset);
+      if (folder === undefined) throw new UserError(`${prefix(spec)}model: ${preset.note ?? `no ONNX export of ${preset.sourceModel} is known`}`);
+      modelRef = folder;
     }
   }
   if (modelRef === '') throw new UserError(`${prefix(spec)}model: empty`);
