@@ -13,6 +13,11 @@ import { readSkillIdsFile } from '../src/data/skill-filter.js';
 import { evaluate } from '../src/metrics/evaluate.js';
 import type { Run } from '../src/core/types.js';
 import { UserError } from '../src/core/errors.js';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { runCli } from './helpers/cli.js';
+import { SAMPLE_DIR, sampleExists } from './helpers/shared.js';
+import { formatPercent } from '../src/metrics/round.js';
 
 afterAll(() => cleanupTemp());
 
@@ -99,4 +104,35 @@ describe('skill_filter', () => {
     writeFileSync(file, '# nothing\n');
     expect(() => readSkillIdsFile(file)).toThrow(UserError);
   });
+});
+
+describe('evaluation policy in a run', () => {
+  const run = async (dataset: string, datasetExtra: string, top: string) => {
+    const tmp = makeTempDir('skr-policy-');
+    const f = join(tmp, 'c.yaml');
+    writeFileSync(f, `name: p\ndataset: { path: ${dataset}, split: test${datasetExtra} }\n${top}retrievers:\n  - { id: bm25, type: bm25 }\noutput: ${join(tmp, 'out')}\ncache_dir: ${join(tmp, 'cache')}\n`);
+    const r = await runCli(['run', f, '--offline', '-q']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    return { metrics: JSON.parse(readFileSync(join(tmp, 'out', 'bm25', 'none', 'metrics.json'), 'utf8')), summary: readFileSync(join(tmp, 'out', 'summary.md'), 'utf8') };
+  };
+
+  it('official with the qrels gold on data/mini: the same numbers (every query has gold), the policy recorded', async () => {
+    const mini = resolve(import.meta.dirname, '..', 'data', 'mini');
+    const a = await run(mini, '', '');
+    const b = await run(mini, ', gold: qrels', 'evaluation: official\n');
+    expect(a.metrics.evaluation).toEqual({ policy: 'trec_eval', gold: 'qrels' });
+    expect(b.metrics.evaluation).toEqual({ policy: 'official', gold: 'qrels' });
+    expect(b.metrics.metrics).toEqual(a.metrics.metrics);
+    expect(b.summary).toContain('Evaluation policy official');
+  }, 60_000);
+
+  it.skipIf(!sampleExists)('official on the shared sample (gold from skill_ids) equals trec_eval (qrels): they agree there', async () => {
+    const a = await run(SAMPLE_DIR, '', '');
+    const b = await run(SAMPLE_DIR, '', 'evaluation: official\n');
+    expect(b.metrics.evaluation).toEqual({ policy: 'official', gold: 'query records (labels / skill_ids)' });
+    expect(b.metrics.metrics).toEqual(a.metrics.metrics);
+    expect(a.metrics.counts.qrels_skill_ids_disagreements).toBeUndefined();
+    expect(formatPercent(a.metrics.metrics['NDCG@10'])).toBe('75.08');
+  }, 60_000);
 });

@@ -11,6 +11,10 @@ import { join } from 'node:path';
 import { PROTOCOL_DOC } from './helpers/shared.js';
 import { buildTinyDecoder, buildTinyEncoder } from './helpers/tiny-models.js';
 import { createReranker } from '../src/rerank/rerank.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolveModel } from '../src/models/resolve.js';
+import { fetchStFiles } from '../src/models/st-fetch.js';
 import { EMBEDDER_PRESETS, findEmbedderPreset, SKILL_INSTRUCTION, type EmbedderPreset, type PromptSetting } from '../src/models/embedder-presets.js';
 import { findRerankerPreset, RERANKER_PRESETS } from '../src/models/reranker-presets.js';
 import { readStConfig } from '../src/models/st-config.js';
@@ -229,5 +233,36 @@ describe('a model folder with sentence-transformers files', () => {
     const r = await createReranker(stage(), spec);
     expect(r.describe()).toMatchObject({ preset: 'qwen3-reranker-8b', sourceModel: 'Qwen/Qwen3-Reranker-8B', source: 'local', scorePrecision: 'fp16' });
     await r.dispose?.();
+  });
+
+  it('a hub model: its sentence-transformers files are fetched into the cache folder (absent ones skipped)', async () => {
+    const served = join(root, 'served-st');
+    buildTinyEncoder(served, { seed: 10, sentenceTransformers: { pooling: 'mean', normalize: true, prompts: { query: 'find: ' } } });
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      const m = /^\/st-org\/tiny\/resolve\/main\/(.+)$/.exec(req.url ?? '');
+      const file = m ? join(served, decodeURIComponent(m[1]!)) : '';
+      if (!m || !existsSync(file)) return void res.writeHead(404).end('not found');
+      res.writeHead(200).end(readFileSync(file));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const o = { offline: false, cacheDir: join(root, 'hub-cache'), modelsDir: join(root, 'models'), endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+      const m = resolveModel('st-org/tiny', o);
+      await fetchStFiles(m, o);
+      expect(asked).toEqual([
+        '/st-org/tiny/resolve/main/modules.json',
+        '/st-org/tiny/resolve/main/config_sentence_transformers.json',
+        '/st-org/tiny/resolve/main/sentence_bert_config.json', // 404: not written
+        '/st-org/tiny/resolve/main/1_Pooling/config.json',
+      ]);
+      expect(readStConfig(m.folder)).toMatchObject({ pooling: { mode: 'mean' }, normalize: true, prompts: { query: 'find: ' }, maxSeqLength: null });
+      expect(existsSync(join(m.folder, 'sentence_bert_config.json'))).toBe(false);
+      await fetchStFiles(m, o); // present files are not fetched again; the absent one is asked for again
+      expect(asked.slice(4)).toEqual(['/st-org/tiny/resolve/main/sentence_bert_config.json']);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });
