@@ -4,7 +4,7 @@
  * warned about; documents of a saved run that the corpus lacks are counted in metrics.json and
  * summary.md.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,5 +72,18 @@ describe('checks', () => {
     const m = JSON.parse(readFileSync(join(root, 'saved', 'saved', 'none', 'metrics.json'), 'utf8')) as { first_stage: Record<string, unknown> };
     expect(m.first_stage).toEqual({ type: 'run', top_k: 20, docs_not_in_corpus: 2 });
     expect(readFileSync(join(root, 'saved', 'summary.md'), 'utf8')).toContain('saved: 2 retrieved documents of the saved run are not in the corpus (scored as non-relevant; never reranked).');
+  });
+});
+
+describe('every error names its file', () => {
+  it('a model folder with a broken config.json', async () => {
+    const model = join(root, 'broken-model');
+    const src = realpathSync(resolve(__dirname, '..', 'models', 'glove-6b-100d-static'));
+    mkdirSync(model);
+    for (const f of readdirSync(src).filter((x) => x !== 'onnx')) cpSync(join(src, f), join(model, f), { recursive: true });
+    symlinkSync(join(src, 'onnx'), join(model, 'onnx'));
+    writeFileSync(join(model, 'config.json'), '{"model_type": "bert",');
+    const f = config('broken', [`retrievers: [{ id: d, type: dense, model: ${JSON.stringify(model)}, pooling: mean }]`, 'rerankers: [{ id: none }]']);
+    expect(await oneLine(['run', f, '-q', '--no-cache'])).toMatch(new RegExp(`^skillret-eval: ${join(model, 'config.json')}: malformed JSON: `));
   });
 });

@@ -17,6 +17,8 @@ import { fsErrorText, notADirProblem, writableDirProblem } from '../util/dirs.js
 import { modelsDir } from '../util/paths.js';
 import { GLOVE_EMBEDDER_NAME, GLOVE_RERANKER_NAME, gloveEmbedderDir, gloveRerankerDir } from '../models/glove/names.js';
 import { gloveModelComplete } from '../models/glove/convert.js';
+import { USE_LITE_NAME, useLiteDir } from '../models/use-lite/names.js';
+import { useLiteModelComplete } from '../models/use-lite/convert.js';
 
 /** Cache subfolders the stages write (BM25, embeddings, HNSW, reranker scores, remote, hub downloads). */
 export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'hnsw', 'rerank', 'remote', 'hf', 'datasets'] as const;
@@ -76,6 +78,7 @@ export function preflight(config: Config, o: PreflightOptions): void {
     [GLOVE_EMBEDDER_NAME, gloveEmbedderDir(models)],
     [GLOVE_RERANKER_NAME, gloveRerankerDir(models)],
   ].filter(([name, dir]) => usesBundled(config, name!) && !gloveModelComplete(dir!, name!));
+  if (usesBundled(config, USE_LITE_NAME) && !useLiteModelComplete(useLiteDir(models))) pending.push([USE_LITE_NAME, useLiteDir(models)]);
   if (pending.length > 0) {
     const problem = writableDirProblem(models);
     const source = process.env.SKILLRET_MODELS_DIR !== undefined ? '$SKILLRET_MODELS_DIR' : 'models folder';

@@ -3,6 +3,7 @@
  * session options (thread count), the model files a reranker needs, and a content fingerprint of
  * those files for the score cache (SHA-256, memoised by path, size and mtime).
  */
+import { assertJsonFilesParse } from '../util/json-files.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +47,7 @@ export function configDtype(config: PretrainedConfig): string | undefined {
 
 /** The model's config.json through transformers.js. */
 export async function loadModelConfig(location: string, revision?: string): Promise<PretrainedConfig> {
+  if (existsSync(location)) assertJsonFilesParse(location);
   return AutoConfig.from_pretrained(location, revision !== undefined ? { revision } : {});
 }
 

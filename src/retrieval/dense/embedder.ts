@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { AutoModel, AutoTokenizer, Tensor } from '@huggingface/transformers';
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { UserError } from '../../core/errors.js';
+import { assertJsonFilesParse } from '../../util/json-files.js';
 import { onnxFileFor } from '../../models/dtype.js';
 import type { Pooling } from '../../models/embedder-presets.js';
 import { assertHubFilesPresent, configureTransformersEnv, describeModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
@@ -146,6 +147,7 @@ export class Embedder {
       );
     }
     assertHubFilesPresent(model, needed, loc.offline);
+    if (existsSync(model.folder)) assertJsonFilesParse(model.folder);
     const common = model.revision !== undefined ? { revision: model.revision } : {};
     const sessionOptions: Record<string, unknown> = { interOpNumThreads: 1 };
     if (options.threads !== undefined) sessionOptions['intraOpNumThreads'] = options.threads;
