@@ -265,4 +265,19 @@ describe('a model folder with sentence-transformers files', () => {
       await new Promise<void>((r) => server.close(() => r()));
     }
   });
+
+  it('vector_precision rounds the vectors before the search (KaLM and SkillRouter presets default to bf16)', async () => {
+    const dir = join(root, 'st-model');
+    const a = await denseRetrieve(stage(), spec(dir), DOCS, QUERIES);
+    const b = await denseRetrieve(stage(), spec(dir, { vectorPrecision: 'bf16' }), DOCS, QUERIES);
+    expect(a.info.options.vectorPrecision).toBe('fp32');
+    expect(b.info.options.vectorPrecision).toBe('bf16');
+    const sa = a.run.get('q1')!.map((d) => d.score);
+    const sb = b.run.get('q1')!.map((d) => d.score);
+    expect(sb).not.toEqual(sa);
+    sb.forEach((x, i) => expect(Math.abs(x - sa[i]!)).toBeLessThan(0.05));
+    expect(findEmbedderPreset('KaLM-Gemma3-12B')!.vectorPrecision).toBe('bf16');
+    expect(findEmbedderPreset('SkillRouter-Embedding-0.6B')!.vectorPrecision).toBe('bf16');
+    expect(findEmbedderPreset('Qwen3-Embedding-8B')!.vectorPrecision).toBeUndefined();
+  });
 });

@@ -15,6 +15,7 @@ export function modelsListCommand(o: { format: 'table' | 'json' }): string {
     lines.push(
       `      pooling ${p.pooling === 'model' ? "model's own" : p.pooling}, normalize ${p.normalize === 'model' ? "model's own" : p.normalize}, ` +
         `max tokens ${p.maxTokens ?? "model's"}, dtype ${p.defaultDtype} (official ${p.officialDtype}), ` +
+        `vectors ${p.vectorPrecision ?? 'fp32'}, ` +
         `query prefix ${describePrompt(p.queryPrefix)}, doc prefix ${describePrompt(p.docPrefix)}`,
     );
     if (p.paperSettings) lines.push(`      paper: ${p.paperSettings}`);

@@ -52,6 +52,11 @@ export interface EmbedderPreset {
   defaultDtype: string;
   /** The weights' precision in the official runs (for the record; ONNX on CPU runs `defaultDtype`). */
   officialDtype: string;
+  /**
+   * Precision of the vectors the official code searched with: bf16 where its native path
+   * normalises bf16 outputs before the float32 cast (KaLM, SkillRouter), else fp32.
+   */
+  vectorPrecision?: 'bf16';
   /** The protocol's words for the settings, where they cite the model's own values (paper text of an "own" prompt). */
   paperSettings?: string;
   /** Where the settings come from: the protocol section and table row (and the official config key). */
@@ -107,6 +112,7 @@ interface DecoderArgs {
   paperSettings?: string;
   source: string;
   unsupported?: string;
+  vectorPrecision?: 'bf16';
   notes: string;
 }
 
@@ -128,6 +134,7 @@ function decoder(a: DecoderArgs): EmbedderPreset {
     ...(a.paperSettings !== undefined ? { paperSettings: a.paperSettings } : {}),
     source: a.source,
     ...(a.unsupported !== undefined ? { unsupported: a.unsupported } : {}),
+    ...(a.vectorPrecision !== undefined ? { vectorPrecision: a.vectorPrecision } : {}),
     notes: a.notes,
   };
 }
@@ -354,6 +361,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     officialDtype: 'bf16',
     paperSettings: 'last non-pad token, L2 (native path); paper: 8,192 tokens, official code 32,768',
     source: `${ROW('tencent/KaLM-Embedding-Gemma3-12B-2511')}; official native last-token branch (bf16), max_seq_length 32768`,
+    vectorPrecision: 'bf16',
     notes: 'Gemma3-12B decoder; the official code pools natively (last non-pad token + L2), not through sentence-transformers.',
   }),
   decoder({
@@ -392,6 +400,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     maxTokens: 32768,
     officialDtype: 'bf16',
     source: `${ROW('pipizhao/SkillRouter-Embedding-0.6B')}; official native last-token branch (bf16, left padding)`,
+    vectorPrecision: 'bf16',
     notes: 'Qwen3-0.6B-based; the official code pools natively (last non-pad token + L2).',
   }),
   {

@@ -84,6 +84,8 @@ function paperFirstStage(r: RetrieverConfig): { model: string; deviations: strin
   if (r.normalize !== undefined && r.normalize !== preset.normalize) deviations.push(`normalize ${String(r.normalize)} (protocol ${String(preset.normalize)})`);
   if (r.max_tokens !== undefined && preset.maxTokens !== null && r.max_tokens !== preset.maxTokens)
     deviations.push(`max_tokens ${r.max_tokens} (protocol ${preset.maxTokens})`);
+  const official = preset.vectorPrecision ?? 'fp32';
+  if (r.vector_precision !== undefined && r.vector_precision !== official) deviations.push(`vector precision ${r.vector_precision} (official ${official})`);
   if (r.index.type === 'hnsw') deviations.push('HNSW index (the paper searches exactly)');
   if ('endpoint' in r && r.endpoint !== undefined) deviations.push('encoded by a remote endpoint');
   return { model: preset.paperModel, deviations };

@@ -108,6 +108,7 @@ const denseSchema = z.strictObject({
   query_prefix: z.string().optional(),
   doc_prefix: z.string().optional(),
   pooling: z.enum(['cls', 'mean', 'last_token']).optional(),
+  vector_precision: z.enum(['fp32', 'bf16', 'fp16']).optional(),
   normalize: z.boolean().optional(),
   max_tokens: posInt.optional(),
   dtype: z.string().min(1).optional(),

@@ -103,6 +103,7 @@ export async function runFirstStage(
         ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
         ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
         ...(r.threads !== undefined ? { threads: r.threads } : {}),
+        ...(r.vector_precision !== undefined ? { vectorPrecision: r.vector_precision } : {}),
         topK: r.top_k,
         index,
       };

@@ -13,6 +13,7 @@ import { findEmbedderPreset, missingExportMessage, type EmbedderPreset, type Poo
 import { resolveEmbedderSettings, type EmbedderSettings } from '../../models/embedder-settings.js';
 import { readStConfig } from '../../models/st-config.js';
 import { fetchStFiles } from '../../models/st-fetch.js';
+import { toBfloat16, toFloat16 } from '../../models/float-formats.js';
 import { describeModel, resolveModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import { sha256Hex } from '../../util/hash.js';
@@ -35,6 +36,8 @@ export interface DenseSpec {
   dtype?: string;
   batchSize?: number;
   threads?: number;
+  /** Vectors rounded to this format before the search (default: the preset's official one, else fp32). */
+  vectorPrecision?: 'fp32' | 'bf16' | 'fp16';
   topK: number;
   index: IndexSpec;
 }
@@ -69,6 +72,8 @@ export interface DenseInfo {
     paddingSide: 'left' | 'right';
     /** Where each of prefixes, pooling, normalisation and max tokens came from. */
     sources: EmbedderSettings['sources'];
+    /** Format the vectors were rounded to before the inner-product search. */
+    vectorPrecision: 'fp32' | 'bf16' | 'fp16';
     /** Token ids the tokenizer adds before / after every text (kept by truncation). */
     specialTokens: { prefix: number[]; suffix: number[] };
   };
@@ -216,8 +221,10 @@ export async function denseRetrieve(
     timings['encodeQueries'] = q.stats.seconds;
 
     const dim = d.vectors[0]?.length ?? q.vectors[0]?.length ?? embedder.dim ?? 0;
-    const D: VectorMatrix = toMatrix(d.vectors, dim);
-    const Q: VectorMatrix = toMatrix(q.vectors, dim);
+    // The cache keeps the model's own vectors; the official precision is applied on the way to the search.
+    const vectorPrecision = spec.vectorPrecision ?? preset?.vectorPrecision ?? 'fp32';
+    const D: VectorMatrix = toMatrix(roundVectors(d.vectors, vectorPrecision), dim);
+    const Q: VectorMatrix = toMatrix(roundVectors(q.vectors, vectorPrecision), dim);
     const docIds = docs.map((x) => x.id);
     const queryIds = queries.map((x) => x.id);
 
@@ -260,6 +267,7 @@ export async function denseRetrieve(
         topK: spec.topK,
         paddingSide: embedder.paddingSide,
         sources,
+        vectorPrecision,
         specialTokens: { prefix: embedder.frame.prefix, suffix: embedder.frame.suffix },
       },
       modelSha256: modelHash.sha256,
@@ -286,6 +294,13 @@ export async function denseRetrieve(
   } finally {
     await embedder.dispose();
   }
+}
+
+/** Vectors with every component rounded to `p` (fp32: unchanged, they already are float32). */
+function roundVectors<V extends ArrayLike<number>>(vs: readonly V[], p: 'fp32' | 'bf16' | 'fp16'): (V | Float32Array)[] {
+  if (p === 'fp32') return [...vs];
+  const f = p === 'bf16' ? toBfloat16 : toFloat16;
+  return vs.map((v) => Float32Array.from(v as ArrayLike<number>, (x) => f(x)));
 }
 
 export type { EncodeStats };
