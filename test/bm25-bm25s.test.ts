@@ -15,7 +15,7 @@ import { buildDocumentText } from '../src/data/text.js';
 import { evaluate } from '../src/metrics/evaluate.js';
 import { defaultMeasures } from '../src/metrics/measures.js';
 import { roundHalfEven } from '../src/metrics/round.js';
-import { bm25Retrieve } from '../src/retrieval/bm25/retrieve.js';
+import { bm25Retrieve } from '../src/retrieval/bm25/query.js';
 
 type Hits = Array<[string, number]>;
 interface Fixture {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildBm25IndexFromTexts } from '../src/retrieval/bm25/corpus.js';
 import { Bm25Pool, buildBm25IndexParallel, queryBm25IndexParallel } from '../src/retrieval/bm25/parallel.js';
-import { queryBm25Index } from '../src/retrieval/bm25/retrieve.js';
-import { runBm25Stage } from '../src/retrieval/bm25/retriever.js';
+import { queryBm25Index } from '../src/retrieval/bm25/query.js';
+import { runBm25Stage } from '../src/retrieval/bm25/stage.js';
 import { serializeBm25Index } from '../src/retrieval/bm25/serialize.js';
 import { silentProgress } from '../src/util/progress.js';
 

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { StageContext } from '../src/core/context.js';
 import { silentProgress } from '../src/util/progress.js';
 import { buildBm25IndexFromTexts } from '../src/retrieval/bm25/corpus.js';
-import { bm25CacheKey, bm25Stage, runBm25Stage } from '../src/retrieval/bm25/retriever.js';
+import { bm25CacheKey, bm25Stage, runBm25Stage } from '../src/retrieval/bm25/stage.js';
 import { Bm25IndexFormatError, deserializeBm25Index, serializeBm25Index } from '../src/retrieval/bm25/serialize.js';
 import { searchBm25 } from '../src/retrieval/bm25/search.js';
 import type { Bm25Index } from '../src/retrieval/bm25/types.js';

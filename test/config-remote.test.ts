@@ -1,7 +1,8 @@
 /** Config keys of remote inference servers: dense `endpoint:` and the `remote` reranker. */
 import { describe, expect, it } from 'vitest';
 import { configError } from './helpers/cli.js';
-import { parseConfig, endpointFromConfig } from '../src/pipeline/config.js';
+import { parseConfig } from '../src/pipeline/config.js';
+import { endpointFromConfig } from '../src/pipeline/config-parts.js';
 import { formatPlan } from '../src/pipeline/plan.js';
 
 const base = (retriever: string, reranker = '{ id: none }') => `name: remote

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { loadDataset } from '../src/data/dataset.js';
 import { buildDocumentText } from '../src/data/text.js';
-import { bm25Retrieve } from '../src/retrieval/bm25/retrieve.js';
+import { bm25Retrieve } from '../src/retrieval/bm25/query.js';
 import { splitSentences } from '../src/query/segment.js';
 import { readRunFile } from '../src/formats/run-file.js';
 import { trecOrder } from '../src/metrics/rank.js';

@@ -8,7 +8,7 @@
  * float32 in query-token order, repeats counted; so a document of the index scores exactly as in
  * the run.
  */
-import { officialQueryTokens } from '../retrieval/bm25/retrieve.js';
+import { officialQueryTokens } from '../retrieval/bm25/query.js';
 import { tokenize } from '../retrieval/bm25/tokenize.js';
 import type { Bm25Index } from '../retrieval/bm25/types.js';
 

@@ -7,7 +7,8 @@ import { combmnz, combsum } from './combsum.js';
 import type { NormMethod } from './normalize.js';
 import { rrf } from './rrf.js';
 
-export type FusionMethod = 'rrf' | 'combsum' | 'combmnz';
+export const FUSION_METHODS = ['rrf', 'combsum', 'combmnz'] as const;
+export type FusionMethod = (typeof FUSION_METHODS)[number];
 
 export const DEFAULT_RRF_K = 60;
 export const DEFAULT_NORM: NormMethod = 'min-max';

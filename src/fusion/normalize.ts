@@ -14,7 +14,8 @@
  */
 import type { ScoredDoc } from '../core/types.js';
 
-export type NormMethod = 'min-max' | 'z' | 'none';
+export const NORM_METHODS = ['min-max', 'z', 'none'] as const;
+export type NormMethod = (typeof NORM_METHODS)[number];
 
 /** Returns the documents with normalised scores, in the input order. Pure; the input is not modified. */
 export function normalizeScores(docs: readonly ScoredDoc[], method: NormMethod): ScoredDoc[] {

@@ -23,7 +23,8 @@ export const SKILL_INSTRUCTION = 'Given a skill search query, judge whether the 
 export const SKILLROUTER_INSTRUCTION =
   'Given a task description, judge whether the skill document is relevant and useful for completing the task';
 
-export type Qwen3Template = 'qwen3' | 'skillrouter';
+export const QWEN3_TEMPLATES = ['qwen3', 'skillrouter'] as const;
+export type Qwen3Template = (typeof QWEN3_TEMPLATES)[number];
 
 /** Field separator of a template. */
 export function templateSeparator(t: Qwen3Template): string {

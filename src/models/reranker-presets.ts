@@ -6,11 +6,14 @@
  * A preset is found by its name, by the original model id (e.g. `Qwen/Qwen3-Reranker-0.6B`) or
  * by its ONNX export id; matching is exact (never by substring: protocol rule 3).
  */
-import { SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION } from './qwen3-template.js';
+import { SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION, type Qwen3Template } from './qwen3-template.js';
+
+/** The kinds of locally run rerankers (the config's `type`). */
+export type LocalRerankerType = 'cross-encoder' | 'qwen3';
 
 export interface RerankerPreset {
   name: string;
-  type: 'cross-encoder' | 'qwen3';
+  type: LocalRerankerType;
   /** The model the paper evaluates (Hugging Face id, PyTorch weights). */
   sourceModel: string;
   /**
@@ -41,7 +44,7 @@ export interface RerankerPreset {
   /** Protocol token limit of one model input. */
   maxTokens: number;
   /** qwen3 only. */
-  template?: 'qwen3' | 'skillrouter';
+  template?: Qwen3Template;
   /** qwen3 only: the instruction I. */
   instruction?: string;
   /** Shown to the user and stored with results. */

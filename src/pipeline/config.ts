@@ -7,18 +7,12 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
-import { closest, distance } from 'fastest-levenshtein';
 import { UserError } from '../core/errors.js';
-import { urlProblem, type EndpointConfig } from '../remote/endpoint.js';
 import { urlCredentialProblem } from '../util/secrets.js';
-import { DEFAULT_NORM, DEFAULT_RRF_K } from '../fusion/fuse.js';
+import { idSchema, posInt } from './config-parts.js';
+import { RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RetrieverConfig } from './registry.js';
+import { suggestion } from './suggest.js';
 import { DEFAULT_TARGET_COMPLETENESS } from '../injection/operating-points.js';
-import { QUERY_KEYS, rerankerQuerySchema, retrieverQuerySchema } from './query-config.js';
-
-const id = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected an id of letters, digits, ".", "_" or "-" (it names a results folder)');
-const posInt = z.number().int().min(1);
 
 /** Upper bound of `stats.iterations` and `compare --iterations` (a run of the randomisation test stays in seconds). */
 export const MAX_ITERATIONS = 1_000_000;
@@ -63,130 +57,20 @@ const datasetSchema = z
     message: 'give exactly one of "path" (a local dataset folder) or "hub" ({repo, revision})',
   });
 
-const hnswSchema = z.strictObject({
-  type: z.literal('hnsw'),
-  M: posInt.default(32),
-  ef_construction: posInt.default(200),
-  ef_search: posInt.default(200),
-  seed: z.number().int().min(0).default(100),
-});
-const exactSchema = z.strictObject({ type: z.literal('exact') });
+/** The retriever kinds' schemas (registry.ts), told apart by `type`. */
+const retrieverSchema = z.discriminatedUnion('type', schemasOf(RETRIEVER_KINDS));
 
-const bm25Schema = z.strictObject({
-  id,
-  type: z.literal('bm25'),
-  top_k: posInt.default(20),
-  k1: z.number().positive().default(1.5),
-  b: z.number().min(0).max(1).default(0.75),
-  query: retrieverQuerySchema.optional(),
-});
+const noneRerankerSchema = z.strictObject({ id: idSchema, type: z.literal('none') });
 
-/** A remote inference server (src/remote/): url + api, the key's environment variable, limits. */
-const endpointUrl = z.string().superRefine((u, ctx) => {
-  const problem = urlProblem(u);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
-const endpointCommon = {
-  api_key_env: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected the NAME of an environment variable holding the key (capital letters, digits, "_"), not the key itself')
-    .optional(),
-  timeout_s: z.number().positive().optional(),
-  max_retries: z.number().int().min(0).optional(),
-  concurrency: posInt.optional(),
-  batch_size: posInt.optional(),
-};
-const denseEndpointSchema = z.strictObject({ url: endpointUrl, api: z.enum(['openai', 'tei']), ...endpointCommon });
-const rerankEndpointSchema = z.strictObject({ url: endpointUrl, api: z.enum(['tei', 'cohere']), ...endpointCommon });
-
-const denseSchema = z.strictObject({
-  id,
-  type: z.literal('dense'),
-  model: z.string().min(1),
-  endpoint: denseEndpointSchema.optional(),
-  top_k: posInt.default(20),
-  query_prefix: z.string().optional(),
-  doc_prefix: z.string().optional(),
-  pooling: z.enum(['cls', 'mean', 'last_token']).optional(),
-  vector_precision: z.enum(['fp32', 'bf16', 'fp16']).optional(),
-  normalize: z.boolean().optional(),
-  max_tokens: posInt.optional(),
-  dtype: z.string().min(1).optional(),
-  batch_size: posInt.optional(),
-  threads: posInt.optional(),
-  index: z.discriminatedUnion('type', [hnswSchema, exactSchema]).default({ type: 'exact' }),
-  query: retrieverQuerySchema.optional(),
-});
-
-const runSchema = z.strictObject({
-  id,
-  type: z.literal('run'),
-  path: z.string().min(1),
-  top_k: posInt.default(20),
-});
-
-/**
- * Hybrid fusion of retrievers listed earlier (src/fusion/). `rrf_k` only with rrf, `norm` only
- * with combsum/combmnz; parseConfig fills the defaults (60, min-max) in. The fusion sees only
- * each input's top_k candidates; its own top_k may be larger or smaller than theirs.
- */
-const fusionSchema = z.strictObject({
-  id,
-  type: z.literal('fusion'),
-  inputs: z.array(z.string().min(1)).min(2),
-  method: z.enum(['rrf', 'combsum', 'combmnz']),
-  rrf_k: z.number().min(0).optional(),
-  norm: z.enum(['min-max', 'z', 'none']).optional(),
-  weights: z.array(z.number().min(0)).optional(),
-  top_k: posInt.default(20),
-});
-
-const retrieverSchema = z.discriminatedUnion('type', [bm25Schema, denseSchema, runSchema, fusionSchema]);
-
-const noneRerankerSchema = z.strictObject({ id, type: z.literal('none') });
-/** One pool size, or a list: one run per depth (ids `<id>-k<depth>`), as run_eval_rerank.sh's RERANK_TOP_K. */
-const depthSchema = z.union([posInt, z.array(posInt).min(1)]).default(20);
-
-const modelRerankerBase = {
-  id,
-  model: z.string().min(1),
-  depth: depthSchema,
-  oracle: z.boolean().default(false),
-  score_precision: z.enum(['fp32', 'fp16', 'bf16']).optional(),
-  max_tokens: posInt.optional(),
-  batch_size: posInt.optional(),
-  dtype: z.string().min(1).optional(),
-  threads: posInt.optional(),
-  query: rerankerQuerySchema.optional(),
-};
-const crossEncoderSchema = z.strictObject({ ...modelRerankerBase, type: z.literal('cross-encoder') });
-const qwen3Schema = z.strictObject({
-  ...modelRerankerBase,
-  type: z.literal('qwen3'),
-  instruction: z.string().optional(),
-  template: z.enum(['qwen3', 'skillrouter']).optional(),
-});
-
-const remoteRerankerSchema = z.strictObject({
-  id,
-  type: z.literal('remote'),
-  model: z.string().min(1),
-  depth: depthSchema,
-  oracle: z.boolean().default(false),
-  score_precision: z.enum(['fp32', 'fp16', 'bf16']).optional(),
-  endpoint: rerankEndpointSchema,
-  query: rerankerQuerySchema.optional(),
-});
-
-/** `{id: none}` needs no type; an entry with a model must say which kind it is. */
+/** `{id: none}` needs no type; an entry with a model must say which kind it is (registry.ts). */
 const rerankerSchema = z.preprocess(
   (v) => (v && typeof v === 'object' && !Array.isArray(v) && !('type' in v) && !('model' in v) ? { ...v, type: 'none' } : v),
-  z.discriminatedUnion('type', [noneRerankerSchema, crossEncoderSchema, qwen3Schema, remoteRerankerSchema]),
+  z.discriminatedUnion('type', [noneRerankerSchema, ...schemasOf(RERANKER_KINDS)]),
 );
 
 const configSchema = z
   .strictObject({
-    name: id,
+    name: idSchema,
     description: z.string().optional(),
     dataset: datasetSchema,
     k: z.array(posInt).min(1).default([5, 10, 15]),
@@ -210,7 +94,11 @@ const configSchema = z
       seen.set(r.id, i);
     });
     c.retrievers.forEach((r, i) => {
-      if (r.type === 'fusion') checkFusion(r, i, c.retrievers, ctx);
+      retrieverKind(r.type).check?.(r, i, c.retrievers, (path, message) => ctx.addIssue({ code: 'custom', path: ['retrievers', i, ...path], message }));
+    });
+    c.rerankers.forEach((r, i) => {
+      if (r.type !== 'none')
+        rerankerKind(r.type).check?.(r as never, i, c.rerankers, (path, message) => ctx.addIssue({ code: 'custom', path: ['rerankers', i, ...path], message }));
     });
     const seenR = new Map<string, number>();
     c.rerankers.forEach((r, i) => {
@@ -235,45 +123,8 @@ const configSchema = z
     });
   });
 
-/** A fusion's inputs must name distinct retrievers listed before it; weights match inputs; rrf_k/norm fit the method. */
-function checkFusion(r: z.infer<typeof fusionSchema>, i: number, all: readonly { id: string }[], ctx: z.core.$RefinementCtx<unknown>): void {
-  const at = (...p: (string | number)[]) => ['retrievers', i, ...p];
-  const earlierIds = all.slice(0, i).map((e) => e.id);
-  const seen = new Map<string, number>();
-  r.inputs.forEach((input, j) => {
-    const dup = seen.get(input);
-    if (dup !== undefined) ctx.addIssue({ code: 'custom', path: at('inputs', j), message: `"${input}" is listed twice (also inputs[${dup}])` });
-    seen.set(input, j);
-    if (earlierIds.includes(input)) return;
-    const later = all.findIndex((e, k) => k >= i && e.id === input);
-    if (input === r.id) ctx.addIssue({ code: 'custom', path: at('inputs', j), message: `a fusion cannot take itself as an input` });
-    else if (later >= 0)
-      ctx.addIssue({
-        code: 'custom',
-        path: at('inputs', j),
-        message: `"${input}" is listed after this fusion (retrievers[${later}]); a fusion reads runs already computed, so list its inputs before it`,
-      });
-    else if (earlierIds.length === 0)
-      ctx.addIssue({ code: 'custom', path: at('inputs', j), message: `unknown retriever "${input}": no retriever is listed before this fusion (list its inputs first)` });
-    else
-      ctx.addIssue({
-        code: 'custom',
-        path: at('inputs', j),
-        message: `"${input}" is not a retriever listed before this fusion${suggest(input, earlierIds)}`,
-      });
-  });
-  if (r.weights !== undefined && r.weights.length !== r.inputs.length)
-    ctx.addIssue({ code: 'custom', path: at('weights'), message: `expected one weight per input (${r.inputs.length}), got ${r.weights.length}` });
-  else if (r.weights !== undefined && !r.weights.some((w) => w > 0))
-    ctx.addIssue({ code: 'custom', path: at('weights'), message: 'at least one weight must be positive' });
-  if (r.method === 'rrf' && r.norm !== undefined)
-    ctx.addIssue({ code: 'custom', path: at('norm'), message: 'applies to combsum and combmnz only (rrf uses ranks, not scores)' });
-  if (r.method !== 'rrf' && r.rrf_k !== undefined)
-    ctx.addIssue({ code: 'custom', path: at('rrf_k'), message: `applies to method rrf only (this fusion is ${r.method})` });
-}
-
 export type RawConfig = z.infer<typeof configSchema>;
-export type RetrieverConfig = RawConfig['retrievers'][number];
+export type { RetrieverConfig };
 type RawRerankerConfig = RawConfig['rerankers'][number];
 /**
  * One reranker run as the pipeline sees it: a `depth` list is expanded into one entry per depth
@@ -295,56 +146,45 @@ export interface Config extends Omit<RawConfig, 'rerankers'> {
   text: string;
 }
 
-type EndpointYaml = NonNullable<Extract<RetrieverConfig, { type: 'dense' }>['endpoint']> | Extract<RerankerConfig, { type: 'remote' }>['endpoint'];
-
-/** An `endpoint:` mapping of the config as src/remote/ takes it. */
-export function endpointFromConfig<E extends EndpointYaml>(e: E): EndpointConfig<E['api']> {
-  return {
-    url: e.url,
-    api: e.api,
-    ...(e.api_key_env !== undefined ? { apiKeyEnv: e.api_key_env } : {}),
-    ...(e.timeout_s !== undefined ? { timeoutS: e.timeout_s } : {}),
-    ...(e.max_retries !== undefined ? { maxRetries: e.max_retries } : {}),
-    ...(e.concurrency !== undefined ? { concurrency: e.concurrency } : {}),
-    ...(e.batch_size !== undefined ? { batchSize: e.batch_size } : {}),
-  };
+export function isModelReranker(r: RerankerConfig): r is ModelRerankerConfig {
+  return r.type !== 'none';
 }
 
-export function isModelReranker(r: RerankerConfig): r is ModelRerankerConfig {
-  return 'model' in r;
+/** The keys of an object schema (through optional/default wrappers; every branch of a union). */
+function keysOf(s: z.ZodType | undefined): string[] {
+  const def = (s as unknown as { def?: { type?: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; in?: z.ZodType; options?: z.ZodType[] } } | undefined)?.def;
+  if (!def) return [];
+  if (def.shape) return Object.keys(def.shape);
+  if (def.options) return [...new Set(def.options.flatMap(keysOf))];
+  if (def.innerType) return keysOf(def.innerType);
+  if (def.in) return keysOf(def.in);
+  return [];
+}
+
+function fieldOf(s: z.ZodType | undefined, key: string): z.ZodType | undefined {
+  const def = (s as unknown as { def?: { shape?: Record<string, z.ZodType>; innerType?: z.ZodType } } | undefined)?.def;
+  if (def?.shape) return def.shape[key];
+  return def?.innerType ? fieldOf(def.innerType, key) : undefined;
 }
 
 /** Allowed keys at a path of the schema, for "did you mean" suggestions. */
 function allowedKeysAt(value: unknown, path: readonly PropertyKey[]): string[] {
-  const top = Object.keys(configSchema.def.shape ?? {});
-  if (path.length === 0) return top;
+  if (path.length === 0) return keysOf(configSchema);
   const section = String(path[0]);
-  const obj = pick(value, path);
-  const type = obj && typeof obj === 'object' ? (obj as Record<string, unknown>).type : undefined;
-  const keysOf = (s: z.ZodType): string[] => {
-    const def = (s as unknown as { def?: { shape?: Record<string, unknown> } }).def;
-    return def?.shape ? Object.keys(def.shape) : [];
-  };
-  if (section === 'retrievers' && path.length === 2) {
-    const opts = { bm25: bm25Schema, dense: denseSchema, run: runSchema, fusion: fusionSchema } as Record<string, z.ZodType>;
-    const s = typeof type === 'string' ? opts[type] : undefined;
-    return s ? keysOf(s) : [...new Set(Object.values(opts).flatMap(keysOf))];
+  if (section === 'retrievers' || section === 'rerankers') {
+    if (path.length < 2) return [];
+    const entry = pick(value, path.slice(0, 2));
+    const type = entry && typeof entry === 'object' ? (entry as Record<string, unknown>).type ?? (section === 'rerankers' && !('model' in entry) ? 'none' : undefined) : undefined;
+    const kinds: readonly { type: string; schema: z.ZodObject }[] = section === 'retrievers' ? RETRIEVER_KINDS : [...RERANKER_KINDS, { type: 'none', schema: noneRerankerSchema }];
+    const own = kinds.filter((k) => k.type === type);
+    const candidates = own.length ? own : kinds;
+    let schemas: (z.ZodType | undefined)[] = candidates.map((k) => k.schema);
+    for (const p of path.slice(2)) schemas = schemas.map((s) => fieldOf(s, String(p)));
+    return [...new Set(schemas.flatMap(keysOf))];
   }
-  if (section === 'rerankers' && path.length === 2) {
-    const opts = { 'cross-encoder': crossEncoderSchema, qwen3: qwen3Schema, remote: remoteRerankerSchema, none: noneRerankerSchema } as Record<string, z.ZodType>;
-    const s = typeof type === 'string' ? opts[type] : undefined;
-    return s ? keysOf(s) : [...new Set(Object.values(opts).flatMap(keysOf))];
-  }
-  if (section === 'retrievers' && path.length === 3 && path[2] === 'endpoint') return keysOf(denseEndpointSchema);
-  if (section === 'rerankers' && path.length === 3 && path[2] === 'endpoint') return keysOf(rerankEndpointSchema);
-  if ((section === 'retrievers' || section === 'rerankers') && path.length === 3 && path[2] === 'query') return QUERY_KEYS;
-  if (section === 'retrievers' && path.length === 3 && path[2] === 'index') return [...new Set([...keysOf(hnswSchema), ...keysOf(exactSchema)])];
-  if (section === 'dataset' && path.length === 1) return keysOf(datasetSchema as unknown as z.ZodType).length ? keysOf(datasetSchema as unknown as z.ZodType) : ['path', 'hub', 'split', 'skill_md_field', 'unknown_gold', 'gold', 'skill_filter', 'text'];
-  if (section === 'dataset' && path[1] === 'text') return keysOf(textSchema);
-  if (section === 'dataset' && path[1] === 'hub') return keysOf(hubSchema);
-  if (section === 'stats') return ['seed', 'iterations'];
-  if (section === 'operating_points') return ['completeness'];
-  return [];
+  let s: z.ZodType | undefined = configSchema;
+  for (const p of path) s = fieldOf(s, String(p));
+  return keysOf(s);
 }
 
 function pick(value: unknown, path: readonly PropertyKey[]): unknown {
@@ -366,11 +206,7 @@ export function formatKeyPath(path: readonly PropertyKey[]): string {
   return s === '' ? '(top level)' : s;
 }
 
-function suggest(key: string, allowed: string[]): string {
-  if (allowed.length === 0) return '';
-  const best = closest(key, allowed);
-  return distance(key, best) <= Math.max(2, Math.floor(key.length / 3)) ? ` (did you mean "${best}"?)` : ` (allowed: ${allowed.join(', ')})`;
-}
+const suggest = suggestion;
 
 function describeIssue(issue: z.core.$ZodIssue, value: unknown): { path: PropertyKey[]; text: string } {
   const path = [...issue.path];
@@ -481,7 +317,7 @@ export function parseConfig(text: string, file: string): Config {
       ...(c.dataset.path !== undefined ? { path: abs(c.dataset.path) } : {}),
       ...(c.dataset.skill_filter !== undefined && 'ids_file' in c.dataset.skill_filter ? { skill_filter: { ids_file: abs(c.dataset.skill_filter.ids_file) } } : {}),
     },
-    retrievers: c.retrievers.map((r) => (r.type === 'run' ? { ...r, path: abs(r.path) } : r.type === 'fusion' ? withFusionDefaults(r) : r)),
+    retrievers: c.retrievers.map((r) => retrieverKind(r.type).resolve?.(r, abs) ?? r) as RetrieverConfig[],
     rerankers: expandRerankers(c.rerankers, file),
     ...(c.cache_dir !== undefined ? { cache_dir: abs(c.cache_dir) } : {}),
     output: abs(c.output),
@@ -511,15 +347,6 @@ function expandRerankers(list: RawConfig['rerankers'], file: string): RerankerCo
     }
   }
   return out;
-}
-
-/** A fusion retriever with its method's defaults filled in (rrf_k 60, or norm min-max; weights all 1). */
-function withFusionDefaults(r: z.infer<typeof fusionSchema>): z.infer<typeof fusionSchema> {
-  return {
-    ...r,
-    ...(r.method === 'rrf' ? { rrf_k: r.rrf_k ?? DEFAULT_RRF_K } : { norm: r.norm ?? DEFAULT_NORM }),
-    weights: r.weights ?? r.inputs.map(() => 1),
-  };
 }
 
 export function loadConfig(file: string): Config {

@@ -5,8 +5,8 @@
  */
 import { dirname } from 'node:path';
 import type { Query, Run } from '../core/types.js';
-import type { Config, ModelRerankerConfig } from './config.js';
-import { endpointFromConfig, isModelReranker } from './config.js';
+import type { Config } from './config.js';
+import { isModelReranker } from './config.js';
 import type { StageContext } from '../core/context.js';
 import { loadDataset, type Dataset } from '../data/dataset.js';
 import { readSkillIdsFile, type SkillFilter } from '../data/skill-filter.js';
@@ -14,10 +14,11 @@ import { ensureHubDataset, SKILLRET_RELEASES } from '../data/hub.js';
 import { buildDocumentText } from '../data/text.js';
 import { evaluate, type Evaluation } from '../metrics/evaluate.js';
 import { defaultMeasures, measureKey, type Measure } from '../metrics/measures.js';
-import { runFirstStage, resolveModelRef, type Doc, type FirstStageOutput } from './first-stage.js';
-import { createReranker } from '../rerank/rerank.js';
+import type { Doc, FirstStageOutput } from '../core/stages.js';
+import { runFirstStage } from './first-stage.js';
+import { rerankerKind, retrieverKind } from './registry.js';
 import { oracleFirstStage } from '../rerank/oracle.js';
-import type { RemoteRerankerSpec, Reranker, RerankerSpec } from '../rerank/types.js';
+import type { Reranker } from '../rerank/types.js';
 import { attribution, type Attribution } from '../significance/attribution.js';
 import { overlapAtK } from '../retrieval/dense/audit.js';
 import { stopwatch } from './manifest.js';
@@ -116,24 +117,6 @@ export function loadConfiguredDataset(config: Config, datasetDir: string): Promi
   });
 }
 
-export function rerankerSpec(r: ModelRerankerConfig, configDir: string): RerankerSpec | RemoteRerankerSpec {
-  const precision = r.score_precision !== undefined ? { scorePrecision: r.score_precision } : {};
-  if (r.type === 'remote') return { id: r.id, type: 'remote', model: r.model, depth: r.depth, endpoint: endpointFromConfig(r.endpoint), ...precision };
-  return {
-    id: r.id,
-    type: r.type,
-    model: resolveModelRef(r.model, configDir),
-    depth: r.depth,
-    ...precision,
-    ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
-    ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
-    ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
-    ...(r.threads !== undefined ? { threads: r.threads } : {}),
-    ...(r.type === 'qwen3' && r.instruction !== undefined ? { instruction: r.instruction } : {}),
-    ...(r.type === 'qwen3' && r.template !== undefined ? { template: r.template } : {}),
-  };
-}
-
 function aggregateOf(e: Evaluation): Record<string, number> {
   return e.aggregate;
 }
@@ -141,8 +124,11 @@ function aggregateOf(e: Evaluation): Record<string, number> {
 /** Offline, a remote server that is not on this machine is refused before any work is done. */
 function checkRemoteOffline(ctx: StageContext, config: Config): void {
   const offline = ctx.offline || offlineFromEnv();
-  for (const r of config.retrievers) if (r.type === 'dense' && r.endpoint) assertAllowedOffline(r.endpoint.url, offline, `retrievers.${r.id}.endpoint.url`);
-  for (const r of config.rerankers) if (r.type === 'remote') assertAllowedOffline(r.endpoint.url, offline, `rerankers.${r.id}.endpoint.url`);
+  const endpoints = [
+    ...config.retrievers.flatMap((r) => retrieverKind(r.type).endpoints?.(r) ?? []),
+    ...config.rerankers.filter(isModelReranker).flatMap((r) => rerankerKind(r.type).endpoints?.(r) ?? []),
+  ];
+  for (const e of endpoints) assertAllowedOffline(e.url, offline, e.key);
 }
 
 export async function runExperiment(ctx: StageContext, config: Config): Promise<ExperimentResult> {
@@ -188,7 +174,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     ctx.log(`retrieval: ${r.id} (${r.type})`);
     t = stopwatch();
     const strategy = strategyOf('query' in r ? r.query : undefined);
-    const out = await firstStageWithStrategy(strategy, queries, r.top_k, (qs) => runFirstStage(ctx, r, docs, qs, configDir, firstStages));
+    const out = await firstStageWithStrategy(strategy, queries, r.top_k, (qs) => runFirstStage(ctx, r, { docs, queries: qs, configDir, earlier: firstStages }));
     const seconds = t();
     firstStages.set(r.id, out);
     const { id: _id, ...params } = r;
@@ -224,7 +210,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     t = stopwatch();
     let reranker = loaded.get(rr.group);
     if (!reranker) {
-      reranker = await createReranker(ctx, rerankerSpec(rr, configDir));
+      reranker = await rerankerKind(rr.type).load(ctx, rr, configDir);
       loaded.set(rr.group, reranker);
       timings[`load_reranker:${rr.group}`] = t();
     }

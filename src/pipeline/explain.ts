@@ -29,18 +29,18 @@ import { bm25ScoresAll, bm25ScoreText } from '../explain/bm25-scores.js';
 import { concentrationOf, explainQuery, type ExplainScorer, type QueryExplanation } from '../explain/explain.js';
 import type { ConcentrationSummary } from '../explain/concentration.js';
 import { buildBm25IndexFromTexts } from '../retrieval/bm25/corpus.js';
-import { bm25CacheKey } from '../retrieval/bm25/retriever.js';
+import { bm25CacheKey } from '../retrieval/bm25/stage.js';
 import { deserializeBm25Index } from '../retrieval/bm25/serialize.js';
 import { resolveParams } from '../retrieval/bm25/build.js';
 import type { Bm25Index } from '../retrieval/bm25/types.js';
 import { openDenseScorer } from '../retrieval/dense/scorer.js';
-import { createReranker } from '../rerank/rerank.js';
 import { sha256Hex } from '../util/hash.js';
 import { compareUtf8 } from '../metrics/rank.js';
 import type { Config, RerankerConfig, RetrieverConfig } from './config.js';
 import { isModelReranker } from './config.js';
-import { loadConfiguredDataset, rerankerSpec } from './experiment.js';
-import { resolveModelRef } from './first-stage.js';
+import { loadConfiguredDataset } from './experiment.js';
+import { rerankerKind } from './registry.js';
+import { resolveModelRef } from './model-ref.js';
 import { strategyOf } from './query-strategy.js';
 
 export const DEFAULT_MAX_QUERIES = 200;
@@ -185,7 +185,7 @@ export async function explainRun(
 
   if (isModelReranker(rr)) {
     const pool = await readRunFile(join(runDir, 'run.trec'));
-    const reranker = await createReranker(ctx, rerankerSpec(rr, configDir));
+    const reranker = await rerankerKind(rr.type).load(ctx, rr, configDir);
     const before = reranker.stats?.();
     scorerName = `reranker ${rr.id} (${rr.type}) over the pool of ${retrieverId}`;
     const docText = new Map(docs.map((d) => [d.id, d.text]));

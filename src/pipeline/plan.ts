@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { Config, RerankerConfig, RetrieverConfig } from './config.js';
 import { isModelReranker } from './config.js';
+import { rerankerKind, retrieverKind } from './registry.js';
 
 export interface PlannedRun {
   retriever: RetrieverConfig;
@@ -20,32 +21,8 @@ export function planRuns(config: Config): PlannedRun[] {
   return runs;
 }
 
-function describeRetriever(r: RetrieverConfig): string {
-  switch (r.type) {
-    case 'bm25':
-      return `bm25 (k1=${r.k1}, b=${r.b}, top_k=${r.top_k})`;
-    case 'dense': {
-      const opts = Object.entries(r)
-        .filter(([k]) => !['id', 'type', 'model', 'top_k', 'index'].includes(k))
-        .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-      const idx = r.index.type === 'hnsw' ? `hnsw(M=${r.index.M}, ef_construction=${r.index.ef_construction}, ef_search=${r.index.ef_search}, seed=${r.index.seed})` : 'exact';
-      return `dense model=${r.model} index=${idx} top_k=${r.top_k}${opts.length ? ' ' + opts.join(' ') : ''}`;
-    }
-    case 'run':
-      return `saved run ${r.path} (top_k=${r.top_k})`;
-    case 'fusion': {
-      const p = r.method === 'rrf' ? `rrf_k=${r.rrf_k}` : `norm=${r.norm}`;
-      return `fusion ${r.method} of ${r.inputs.join(' + ')} (${p}, weights=[${(r.weights ?? []).join(', ')}], top_k=${r.top_k})`;
-    }
-  }
-}
-
 function describeReranker(r: RerankerConfig): string {
-  if (!isModelReranker(r)) return 'none (first-stage order)';
-  const opts = Object.entries(r)
-    .filter(([k]) => !['id', 'type', 'model', 'depth'].includes(k))
-    .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-  return `${r.type} model=${r.model} depth=${r.depth}${opts.length ? ' ' + opts.join(' ') : ''}`;
+  return isModelReranker(r) ? rerankerKind(r.type).describe(r) : 'none (first-stage order)';
 }
 
 /** Human-readable expanded plan (for `run --dry-run`). */
@@ -62,7 +39,7 @@ export function formatPlan(config: Config, opts: { cacheDir: string; offline: bo
   lines.push(`document text: ${ds.text.fields.join(` ${JSON.stringify(ds.text.separator)} `)}`);
   lines.push(`k: ${config.k.join(', ')}`);
   lines.push('retrievers:');
-  for (const r of config.retrievers) lines.push(`  - ${r.id}: ${describeRetriever(r)}`);
+  for (const r of config.retrievers) lines.push(`  - ${r.id}: ${retrieverKind(r.type).describe(r)}`);
   lines.push('rerankers:');
   for (const r of config.rerankers) lines.push(`  - ${r.id}: ${describeReranker(r)}`);
   lines.push(`runs (${runs.length}):`);

@@ -10,7 +10,7 @@
  */
 import type { Query, Run } from '../core/types.js';
 import type { StageContext } from '../core/context.js';
-import type { FirstStageOutput } from './first-stage.js';
+import type { FirstStageOutput } from '../core/stages.js';
 import { aggregateScores, fuseSegmentRun } from '../query/fuse-segments.js';
 import { segmentCounts, segmentQueries, strategyLabel, type QueryStrategy } from '../query/strategy.js';
 import { rerankRun, type RerankInfo } from '../rerank/rerank.js';

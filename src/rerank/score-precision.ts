@@ -18,10 +18,10 @@ import { toBfloat16, toFloat16 } from '../models/float-formats.js';
 
 export { toBfloat16, toFloat16 };
 
-export type ScorePrecision = 'fp32' | 'fp16' | 'bf16';
 export type ScoreKind = 'p-yes' | 'logit';
 
-export const SCORE_PRECISIONS: readonly ScorePrecision[] = ['fp32', 'fp16', 'bf16'];
+export const SCORE_PRECISIONS = ['fp32', 'fp16', 'bf16'] as const;
+export type ScorePrecision = (typeof SCORE_PRECISIONS)[number];
 
 /** A score as the official run in `precision` would have produced it (see the module comment). */
 export function roundScore(score: number, precision: ScorePrecision, kind: ScoreKind): number {

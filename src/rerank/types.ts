@@ -3,6 +3,10 @@
  * config; `RemoteRerankerSpec` for a served one) and what it does once loaded (`Reranker`:
  * score (query, document) pairs).
  */
+import type { z } from 'zod';
+import type { RerankerKind } from '../core/stages.js';
+import type { LocalRerankerType } from '../models/reranker-presets.js';
+import type { Qwen3Template } from '../models/qwen3-template.js';
 import type { EndpointConfig, RerankApi } from '../remote/endpoint.js';
 import type { ScorePrecision } from './score-precision.js';
 
@@ -10,7 +14,7 @@ import type { ScorePrecision } from './score-precision.js';
 export interface RerankerSpec {
   /** Results folder name. */
   id: string;
-  type: 'cross-encoder' | 'qwen3';
+  type: LocalRerankerType;
   /** A preset name (src/models/reranker-presets.ts), a hub id `org/name[@rev]` or a local folder. */
   model: string;
   /** Preset to take defaults from; when absent, `model` is looked up among the presets. */
@@ -26,7 +30,7 @@ export interface RerankerSpec {
   /** qwen3 only: the instruction I of the template. */
   instruction?: string;
   /** qwen3 only: field separators ("\n" for qwen3, "\n\n" for skillrouter). */
-  template?: 'qwen3' | 'skillrouter';
+  template?: Qwen3Template;
   /** Pool size N: how many first-stage candidates per query are reranked (default 20). */
   depth: number;
   /** Scores rounded to this precision before ranking (score-precision.ts); default: the preset's official one, else fp32. */
@@ -78,4 +82,9 @@ export interface Reranker {
   stats?(): RerankStats;
   /** Releases the onnxruntime sessions (optional). */
   dispose?(): Promise<void>;
+}
+
+/** Identity, for type inference of a reranker kind's config from its schema (kinds: src/pipeline/rerankers/). */
+export function defineReranker<S extends z.ZodObject>(kind: RerankerKind<S, Reranker>): RerankerKind<S, Reranker> {
+  return kind;
 }

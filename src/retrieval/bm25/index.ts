@@ -17,5 +17,5 @@ export {
   type Bm25RetrieveOptions,
   type Bm25Stats,
   type Bm25QueryStats,
-} from './retrieve.js';
-export { runBm25Stage, bm25Stage, bm25CacheKey, type Bm25Doc, type Bm25StageInput, type Bm25StageStats } from './retriever.js';
+} from './query.js';
+export { runBm25Stage, bm25Stage, bm25CacheKey, type Bm25Doc, type Bm25StageInput, type Bm25StageStats } from './stage.js';

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { tokenizeChunk } from './chunk.js';
-import { officialQueryTokens } from './retrieve.js';
+import { officialQueryTokens } from './query.js';
 import { Bm25Searcher } from './search.js';
 import type { Bm25Index, Bm25Params } from './types.js';
 

@@ -17,7 +17,7 @@ import { stableStringify } from '../../util/hash.js';
 import { resolveParams } from './build.js';
 import { buildBm25IndexFromTexts } from './corpus.js';
 import { Bm25Pool, buildBm25IndexParallel, defaultBm25Threads, queryBm25IndexParallel } from './parallel.js';
-import { queryBm25Index, type Bm25QueryStats, type Bm25Stats } from './retrieve.js';
+import { queryBm25Index, type Bm25QueryStats, type Bm25Stats } from './query.js';
 import { bm25RunKey, readBm25RunCache, writeBm25RunCache } from './run-cache.js';
 import { BM25_INDEX_FORMAT_VERSION, deserializeBm25Index, serializeBm25Index } from './serialize.js';
 import { BM25S_STOPWORDS_EN } from './stopwords.js';

@@ -1,0 +1,87 @@
+/**
+ * The shapes every stage kind has: what a first stage is given and returns, and what a kind of
+ * first stage or reranker declares (config schema, config checks, plan line, run). The kinds
+ * themselves live in src/pipeline/retrievers/ and src/pipeline/rerankers/, one file each, listed
+ * in src/pipeline/registry.ts; the config schema, the plan printer and the orchestrator are built
+ * from that list.
+ */
+import type { z } from 'zod';
+import type { StageContext } from './context.js';
+import type { Query, Run } from './types.js';
+
+/** One corpus document as the first stages see it: id and the text built from its fields. */
+export interface Doc {
+  id: string;
+  text: string;
+}
+
+/** What a first stage returns. */
+export interface FirstStageOutput {
+  run: Run;
+  /** Exact top-k, when the run came from an approximate (HNSW) index: the approximation audit compares them. */
+  exactRun?: Run;
+  /** Every resolved parameter and what the stage measured (goes to the manifest). */
+  info: Record<string, unknown>;
+}
+
+/** What a first stage is given besides its own config entry. */
+export interface FirstStageInput {
+  docs: readonly Doc[];
+  /** The evaluated queries, in dataset order. */
+  queries: readonly Query[];
+  /** Folder of the config file (model references like ./x resolve against it). */
+  configDir: string;
+  /** First stages already computed, by retriever id (what a fusion reads). */
+  earlier: ReadonlyMap<string, FirstStageOutput>;
+}
+
+/** Every config entry of a stage has these keys. */
+export interface StageConfig {
+  id: string;
+  type: string;
+}
+
+/** Reports one config problem at a key path relative to the entry (e.g. ['inputs', 0]). */
+export type ConfigIssue = (path: readonly (string | number)[], message: string) => void;
+
+/** A remote server a stage will contact, and the config key naming it (refused offline unless local). */
+export interface StageEndpoint {
+  url: string;
+  /** Config key path, e.g. `retrievers.qwen3.endpoint.url`. */
+  key: string;
+}
+
+/** What every kind declares, first stage or reranker. `C` is the parsed config entry. */
+interface StageKindBase<S extends z.ZodObject, C extends StageConfig = z.output<S> & StageConfig> {
+  /** The `type:` value of the config entry. */
+  type: C['type'];
+  /** The entry's zod schema: a strict object with `id` and `type: z.literal(type)`. */
+  schema: S;
+  /** After validation: relative paths made absolute (`abs`), method-dependent defaults filled in. */
+  resolve?(c: C, abs: (path: string) => string): C;
+  /** Checks that need the other entries (`index`: this entry's position in its list). */
+  check?(c: C, index: number, all: readonly StageConfig[], issue: ConfigIssue): void;
+  /** One line of `run --dry-run`, after `<id>: `. */
+  describe(c: C): string;
+  /** Remote servers this entry would contact. */
+  endpoints?(c: C): StageEndpoint[];
+}
+
+/** A kind of first stage: bm25, dense, run, fusion, … */
+export interface FirstStageKind<S extends z.ZodObject = z.ZodObject, C extends StageConfig & { top_k: number } = z.output<S> & StageConfig & { top_k: number }>
+  extends StageKindBase<S, C> {
+  /** The run over every evaluated query (the orchestrator keeps each query's top_k in trec order). */
+  run(ctx: StageContext, c: C, input: FirstStageInput): Promise<FirstStageOutput>;
+}
+
+/** Identity, for type inference of a kind's config from its schema. */
+export function defineFirstStage<S extends z.ZodObject>(kind: FirstStageKind<S>): FirstStageKind<S> {
+  return kind;
+}
+
+/** A kind of reranker (not the `none` entry): cross-encoder, qwen3, remote, … `R` is what it loads. */
+export interface RerankerKind<S extends z.ZodObject = z.ZodObject, R = unknown, C extends StageConfig & { depth: number } = z.output<S> & StageConfig & { depth: number }>
+  extends StageKindBase<S, C> {
+  /** Loads the reranker the entry asks for (model files, a server client, the score cache). */
+  load(ctx: StageContext, c: C, configDir: string): Promise<R>;
+}

@@ -1,0 +1,85 @@
+/**
+ * Schema pieces that several stage kinds share (ids, counts, the `endpoint:` mapping of a remote
+ * server) and the mapping of an `endpoint:` mapping to what src/remote/ takes. The kinds' own
+ * schemas live with the kinds (retrievers/, rerankers/); the whole config schema in config.ts.
+ */
+import { z } from 'zod';
+import { SCORE_PRECISIONS } from '../rerank/score-precision.js';
+import { rerankerQuerySchema } from './query-config.js';
+import { urlProblem, type EndpointConfig, type RemoteApi } from '../remote/endpoint.js';
+
+export const idSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected an id of letters, digits, ".", "_" or "-" (it names a results folder)');
+export const posInt = z.number().int().min(1);
+/** A reranker's `score_precision` (src/rerank/score-precision.ts). */
+export const scorePrecisionSchema = z.enum(SCORE_PRECISIONS);
+
+/** A remote inference server (src/remote/): url + api, the key's environment variable, limits. */
+const endpointUrl = z.string().superRefine((u, ctx) => {
+  const problem = urlProblem(u);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+const endpointCommon = {
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected the NAME of an environment variable holding the key (capital letters, digits, "_"), not the key itself')
+    .optional(),
+  timeout_s: z.number().positive().optional(),
+  max_retries: z.number().int().min(0).optional(),
+  concurrency: posInt.optional(),
+  batch_size: posInt.optional(),
+};
+
+/** An `endpoint:` mapping whose `api` is one of `apis`. */
+export function endpointSchema<A extends RemoteApi>(apis: readonly [A, ...A[]]) {
+  return z.strictObject({ url: endpointUrl, api: z.enum(apis), ...endpointCommon });
+}
+
+export type EndpointYaml<A extends RemoteApi = RemoteApi> = z.output<ReturnType<typeof endpointSchema<A>>>;
+
+/** An `endpoint:` mapping of the config as src/remote/ takes it. */
+export function endpointFromConfig<A extends RemoteApi>(e: EndpointYaml<A>): EndpointConfig<A> {
+  return {
+    url: e.url,
+    api: e.api,
+    ...(e.api_key_env !== undefined ? { apiKeyEnv: e.api_key_env } : {}),
+    ...(e.timeout_s !== undefined ? { timeoutS: e.timeout_s } : {}),
+    ...(e.max_retries !== undefined ? { maxRetries: e.max_retries } : {}),
+    ...(e.concurrency !== undefined ? { concurrency: e.concurrency } : {}),
+    ...(e.batch_size !== undefined ? { batchSize: e.batch_size } : {}),
+  };
+}
+
+/** `key=value` for every key of `c` not in `skip` (values as JSON), for plan lines. */
+export function otherOptions(c: object, skip: readonly string[]): string {
+  const opts = Object.entries(c)
+    .filter(([k]) => !skip.includes(k))
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  return opts.length ? ' ' + opts.join(' ') : '';
+}
+
+/**
+ * A reranker's pool size N (first-stage candidates reranked per query): one, or a list giving one
+ * run per depth (ids `<id>-k<depth>`), as run_eval_rerank.sh's RERANK_TOP_K.
+ */
+export const depthSchema = z.union([posInt, z.array(posInt).min(1)]).default(20);
+
+/** Keys every model reranker entry has (cross-encoder, qwen3). */
+export const modelRerankerKeys = {
+  id: idSchema,
+  model: z.string().min(1),
+  depth: depthSchema,
+  oracle: z.boolean().default(false),
+  score_precision: scorePrecisionSchema.optional(),
+  max_tokens: posInt.optional(),
+  batch_size: posInt.optional(),
+  dtype: z.string().min(1).optional(),
+  threads: posInt.optional(),
+  query: rerankerQuerySchema.optional(),
+};
+
+/** The plan line of a reranker entry: type, model, depth, then every other key given. */
+export function describeReranker(r: { type: string; model: string; depth: number }): string {
+  return `${r.type} model=${r.model} depth=${r.depth}${otherOptions(r, ['id', 'type', 'model', 'depth'])}`;
+}

@@ -1,0 +1,32 @@
+/** `type: qwen3`: a causal LM asked "yes" or "no" per (query, document) (src/rerank/qwen3.ts; template in src/models/qwen3-template.ts). */
+import { z } from 'zod';
+import { QWEN3_TEMPLATES } from '../../models/qwen3-template.js';
+import { createReranker } from '../../rerank/rerank.js';
+import { defineReranker } from '../../rerank/types.js';
+import { describeReranker, modelRerankerKeys } from '../config-parts.js';
+import { resolveModelRef } from '../model-ref.js';
+
+export const qwen3Reranker = defineReranker({
+  type: 'qwen3',
+  schema: z.strictObject({
+    ...modelRerankerKeys,
+    type: z.literal('qwen3'),
+    instruction: z.string().optional(),
+    template: z.enum(QWEN3_TEMPLATES).optional(),
+  }),
+  describe: describeReranker,
+  load: (ctx, r, configDir) =>
+    createReranker(ctx, {
+      id: r.id,
+      type: 'qwen3',
+      model: resolveModelRef(r.model, configDir),
+      depth: r.depth,
+      ...(r.score_precision !== undefined ? { scorePrecision: r.score_precision } : {}),
+      ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
+      ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
+      ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
+      ...(r.threads !== undefined ? { threads: r.threads } : {}),
+      ...(r.instruction !== undefined ? { instruction: r.instruction } : {}),
+      ...(r.template !== undefined ? { template: r.template } : {}),
+    }),
+});

@@ -1,0 +1,84 @@
+/**
+ * `type: dense`: an embedder and a vector index (src/retrieval/dense/). Without `endpoint` the
+ * model runs locally (ONNX through transformers.js); with one it is served (remote-dense.ts).
+ */
+import { z } from 'zod';
+import { defineFirstStage } from '../../core/stages.js';
+import { denseRetrieve } from '../../retrieval/dense/retriever.js';
+import type { IndexSpec } from '../../retrieval/dense/search.js';
+import { modelsDir } from '../../util/paths.js';
+import { endpointSchema, idSchema, otherOptions, posInt } from '../config-parts.js';
+import { resolveModelRef } from '../model-ref.js';
+import { retrieverQuerySchema } from '../query-config.js';
+import { remoteDenseRun } from './remote-dense.js';
+
+const hnswSchema = z.strictObject({
+  type: z.literal('hnsw'),
+  M: posInt.default(32),
+  ef_construction: posInt.default(200),
+  ef_search: posInt.default(200),
+  seed: z.number().int().min(0).default(100),
+});
+const exactSchema = z.strictObject({ type: z.literal('exact') });
+
+const schema = z.strictObject({
+  id: idSchema,
+  type: z.literal('dense'),
+  model: z.string().min(1),
+  endpoint: endpointSchema(['openai', 'tei']).optional(),
+  top_k: posInt.default(20),
+  query_prefix: z.string().optional(),
+  doc_prefix: z.string().optional(),
+  pooling: z.enum(['cls', 'mean', 'last_token']).optional(),
+  vector_precision: z.enum(['fp32', 'bf16', 'fp16']).optional(),
+  normalize: z.boolean().optional(),
+  max_tokens: posInt.optional(),
+  dtype: z.string().min(1).optional(),
+  batch_size: posInt.optional(),
+  threads: posInt.optional(),
+  index: z.discriminatedUnion('type', [hnswSchema, exactSchema]).default({ type: 'exact' }),
+  query: retrieverQuerySchema.optional(),
+});
+
+export type DenseConfig = z.output<typeof schema>;
+
+/** The `index:` mapping as src/retrieval/dense/ takes it. */
+export function indexSpec(r: DenseConfig): IndexSpec {
+  return r.index.type === 'hnsw'
+    ? { type: 'hnsw', M: r.index.M, efConstruction: r.index.ef_construction, efSearch: r.index.ef_search, seed: r.index.seed }
+    : { type: 'exact' };
+}
+
+export const denseRetriever = defineFirstStage({
+  type: 'dense',
+  schema,
+  describe(r) {
+    const idx = r.index.type === 'hnsw' ? `hnsw(M=${r.index.M}, ef_construction=${r.index.ef_construction}, ef_search=${r.index.ef_search}, seed=${r.index.seed})` : 'exact';
+    return `dense model=${r.model} index=${idx} top_k=${r.top_k}${otherOptions(r, ['id', 'type', 'model', 'top_k', 'index'])}`;
+  },
+  endpoints: (r) => (r.endpoint ? [{ url: r.endpoint.url, key: `retrievers.${r.id}.endpoint.url` }] : []),
+  async run(ctx, r, input) {
+    if (r.endpoint) return remoteDenseRun(ctx, { ...r, endpoint: r.endpoint }, input);
+    const spec = {
+      id: r.id,
+      model: resolveModelRef(r.model, input.configDir),
+      ...(r.query_prefix !== undefined ? { queryPrefix: r.query_prefix } : {}),
+      ...(r.doc_prefix !== undefined ? { docPrefix: r.doc_prefix } : {}),
+      ...(r.pooling !== undefined ? { pooling: r.pooling } : {}),
+      ...(r.normalize !== undefined ? { normalize: r.normalize } : {}),
+      ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
+      ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
+      ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
+      ...(r.threads !== undefined ? { threads: r.threads } : {}),
+      ...(r.vector_precision !== undefined ? { vectorPrecision: r.vector_precision } : {}),
+      topK: r.top_k,
+      index: indexSpec(r),
+    };
+    const out = await denseRetrieve(ctx, spec, [...input.docs], input.queries.map((q) => ({ id: q.id, text: q.text })));
+    return {
+      run: out.run,
+      ...(out.exactRun ? { exactRun: out.exactRun } : {}),
+      info: { type: 'dense', models_dir: modelsDir(), ...(out.info as unknown as Record<string, unknown>) },
+    };
+  },
+});

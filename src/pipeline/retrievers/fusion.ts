@@ -1,0 +1,99 @@
+/**
+ * `type: fusion`: hybrid fusion of retrievers listed before it (src/fusion/). It reads their runs
+ * as they were computed and evaluated (for an HNSW input, its approximate run); nothing is
+ * recomputed, and each input contributes only its top_k candidates. `rrf_k` only with rrf, `norm`
+ * only with combsum/combmnz; the defaults (60, min-max, weights all 1) are filled in at load.
+ */
+import { z } from 'zod';
+import { UserError } from '../../core/errors.js';
+import { defineFirstStage, type ConfigIssue, type StageConfig } from '../../core/stages.js';
+import { DEFAULT_NORM, DEFAULT_RRF_K, FUSION_METHODS, fuse, type FusionSpec } from '../../fusion/fuse.js';
+import { NORM_METHODS } from '../../fusion/normalize.js';
+import { idSchema, posInt } from '../config-parts.js';
+import { suggestion } from '../suggest.js';
+
+const schema = z.strictObject({
+  id: idSchema,
+  type: z.literal('fusion'),
+  inputs: z.array(z.string().min(1)).min(2),
+  method: z.enum(FUSION_METHODS),
+  rrf_k: z.number().min(0).optional(),
+  norm: z.enum(NORM_METHODS).optional(),
+  weights: z.array(z.number().min(0)).optional(),
+  top_k: posInt.default(20),
+});
+
+type FusionConfig = z.output<typeof schema>;
+
+/** A fusion's inputs must name distinct retrievers listed before it; weights match inputs; rrf_k/norm fit the method. */
+function checkFusion(r: FusionConfig, i: number, all: readonly StageConfig[], issue: ConfigIssue): void {
+  const earlierIds = all.slice(0, i).map((e) => e.id);
+  const seen = new Map<string, number>();
+  r.inputs.forEach((input, j) => {
+    const dup = seen.get(input);
+    if (dup !== undefined) issue(['inputs', j], `"${input}" is listed twice (also inputs[${dup}])`);
+    seen.set(input, j);
+    if (earlierIds.includes(input)) return;
+    const later = all.findIndex((e, k) => k >= i && e.id === input);
+    if (input === r.id) issue(['inputs', j], `a fusion cannot take itself as an input`);
+    else if (later >= 0)
+      issue(['inputs', j], `"${input}" is listed after this fusion (retrievers[${later}]); a fusion reads runs already computed, so list its inputs before it`);
+    else if (earlierIds.length === 0) issue(['inputs', j], `unknown retriever "${input}": no retriever is listed before this fusion (list its inputs first)`);
+    else issue(['inputs', j], `"${input}" is not a retriever listed before this fusion${suggestion(input, earlierIds)}`);
+  });
+  if (r.weights !== undefined && r.weights.length !== r.inputs.length)
+    issue(['weights'], `expected one weight per input (${r.inputs.length}), got ${r.weights.length}`);
+  else if (r.weights !== undefined && !r.weights.some((w) => w > 0)) issue(['weights'], 'at least one weight must be positive');
+  if (r.method === 'rrf' && r.norm !== undefined) issue(['norm'], 'applies to combsum and combmnz only (rrf uses ranks, not scores)');
+  if (r.method !== 'rrf' && r.rrf_k !== undefined) issue(['rrf_k'], `applies to method rrf only (this fusion is ${r.method})`);
+}
+
+function fusionSpec(r: FusionConfig): FusionSpec {
+  const weights = r.weights ?? r.inputs.map(() => 1);
+  return r.method === 'rrf'
+    ? { method: 'rrf', rrfK: r.rrf_k ?? DEFAULT_RRF_K, weights, topK: r.top_k }
+    : { method: r.method, norm: r.norm ?? DEFAULT_NORM, weights, topK: r.top_k };
+}
+
+export const fusionRetriever = defineFirstStage({
+  type: 'fusion',
+  schema,
+  resolve: (r) => ({
+    ...r,
+    ...(r.method === 'rrf' ? { rrf_k: r.rrf_k ?? DEFAULT_RRF_K } : { norm: r.norm ?? DEFAULT_NORM }),
+    weights: r.weights ?? r.inputs.map(() => 1),
+  }),
+  check: checkFusion,
+  describe(r) {
+    const p = r.method === 'rrf' ? `rrf_k=${r.rrf_k}` : `norm=${r.norm}`;
+    return `fusion ${r.method} of ${r.inputs.join(' + ')} (${p}, weights=[${(r.weights ?? []).join(', ')}], top_k=${r.top_k})`;
+  },
+  async run(_ctx, r, { queries, earlier }) {
+    const inputs = r.inputs.map((id, j) => {
+      const out = earlier.get(id);
+      if (!out) throw new UserError(`retrievers.${r.id}.inputs[${j}]: "${id}" has not been computed before this fusion (list it earlier)`);
+      return out;
+    });
+    const spec = fusionSpec(r);
+    const run = fuse(
+      inputs.map((x) => x.run),
+      spec,
+    );
+    let candidates = 0;
+    for (const q of queries) candidates += new Set(inputs.flatMap((x) => (x.run.get(q.id) ?? []).map((d) => d.docId))).size;
+    return {
+      run,
+      info: {
+        type: 'fusion',
+        method: r.method,
+        inputs: r.inputs,
+        ...(spec.method === 'rrf' ? { rrf_k: spec.rrfK } : { norm: spec.norm }),
+        weights: spec.weights,
+        top_k: r.top_k,
+        input_candidates_max: Object.fromEntries(r.inputs.map((id, j) => [id, Math.max(0, ...[...inputs[j]!.run.values()].map((l) => l.length))])),
+        candidates_per_query: queries.length ? candidates / queries.length : 0,
+        note: "fusion sees only each input's top_k candidates",
+      },
+    };
+  },
+});
