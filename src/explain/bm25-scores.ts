@@ -3,7 +3,7 @@
  * document for a query (the retriever keeps only its top k) and the score a document text that
  * is not in the index would get (a field variant of a skill), with the index's idf and avgdl.
  *
- * Same arithmetic as the retriever: the official query tokens (src/retrieval/bm25/retrieve.ts),
+ * Same arithmetic as the retriever: the official query tokens (src/retrieval/bm25/query.ts),
  * per-token float32 term scores idf · tf / (k1 · (1 − b + b · dl / avgdl) + tf) accumulated in
  * float32 in query-token order, repeats counted; so a document of the index scores exactly as in
  * the run.
