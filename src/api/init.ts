@@ -3,7 +3,7 @@
  * (`skillret-eval.yaml`) that runs as written. By default it evaluates BM25 and the bundled GloVe embedder on the bundled fixture, which
  * is copied next to the config (the installed package folder is never referenced or written).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { closest, distance } from 'fastest-levenshtein';
 import { UserError, where } from '../core/errors.js';
@@ -16,6 +16,7 @@ import { packageInfo } from '../pipeline/manifest.js';
 import { starterConfigText, type StarterDataset, type StarterModel } from '../init/starter-config.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { insideInstalledPackage, packageFile } from '../util/paths.js';
+import { makeDirs } from '../util/dirs.js';
 
 export const STARTER_FILE = 'skillret-eval.yaml';
 export const STARTER_NAME = 'starter';
@@ -118,7 +119,7 @@ function copyFixture(dir: string, force: boolean): { target: string; copied: str
   const copied: string[] = [];
   for (const p of plan) {
     if (existsSync(p.to) && readFileSync(p.to).equals(readFileSync(p.from))) continue;
-    mkdirSync(dirname(p.to), { recursive: true });
+    makeDirs(dirname(p.to));
     copyFileSync(p.from, p.to);
     copied.push(p.to);
   }
@@ -157,7 +158,7 @@ export function initProject(o: InitOptions = {}): InitResult {
     throw new Error(`skillret-eval init: the starter config does not validate (a bug): ${(e as Error).message}`);
   }
 
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   const fixture = dataset.kind === 'bundled' ? copyFixture(dir, Boolean(o.force)) : undefined;
   writeFileAtomic(config, text);
   return { config, copied: fixture?.copied ?? [], ...(fixture ? { fixture: fixture.target } : {}) };

@@ -3,12 +3,13 @@
  * files transformers.js downloads, so the model's own pooling, normalisation and prompts can be read.
  * Online only; a file the repository does not have (404) is simply absent. Written atomically.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { hubEndpoint, isOffline, type ModelLocationOptions, type ResolvedModel } from './resolve.js';
 import { ST_FILES } from './st-config.js';
+import { makeDirs } from '../util/dirs.js';
 
 async function fetchOne(m: ResolvedModel, file: string, o: ModelLocationOptions): Promise<void> {
   const target = join(m.folder, file);
@@ -24,7 +25,7 @@ async function fetchOne(m: ResolvedModel, file: string, o: ModelLocationOptions)
   if (res.status === 404) return;
   if (!res.ok) throw new UserError(`model "${m.location}": fetching ${file} answered HTTP ${res.status}`);
   const body = Buffer.from(await res.arrayBuffer());
-  mkdirSync(dirname(target), { recursive: true });
+  makeDirs(dirname(target));
   writeFileAtomic(target, body);
 }
 

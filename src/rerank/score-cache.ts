@@ -10,10 +10,11 @@
  * Scores are JSON doubles, which round-trip exactly, so cached and fresh runs are byte-identical.
  * When a folder holds more than `compactAbove` chunks, opening it merges them into one.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
 import { sha256Hex } from '../util/hash.js';
+import { makeDirs } from '../util/dirs.js';
 
 const CHUNK = /^[0-9a-f]{64}\.jsonl$/;
 
@@ -33,7 +34,7 @@ export class ScoreCache {
    * next to the chunks (key.json) for humans. Unreadable chunks are ignored.
    */
   static open(dir: string, describe?: Record<string, unknown>, compactAbove = 64): ScoreCache {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     const c = new ScoreCache(dir);
     if (describe && !existsSync(join(dir, 'key.json'))) writeJsonAtomic(join(dir, 'key.json'), describe);
     const chunks = readdirSync(dir).filter((f) => CHUNK.test(f)).sort();

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { makeDirs } from '../../util/dirs.js';
 
 function sibling(path: string, tag: string): string {
   return join(dirname(path), `.${basename(path)}.${tag}-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -20,7 +21,7 @@ export async function writeFolderAtomic(
   fill: (tmpDir: string) => void | Promise<void>,
   isComplete: (dir: string) => boolean = () => false,
 ): Promise<void> {
-  mkdirSync(dirname(target), { recursive: true });
+  makeDirs(dirname(target));
   const tmp = sibling(target, 'tmp');
   mkdirSync(tmp);
   try {

@@ -9,7 +9,6 @@
  * attention 1, a GloVe word); special tokens and [UNK] have weight 0 and never match. A score of −1 means the
  * document has no GloVe word; 0 means the query has none. No parameter is trained.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic.js';
 import { toFloat16Array } from '../onnx/float16.js';
@@ -17,6 +16,7 @@ import { GraphBuilder, attr, float16Tensor, model, saveModel, valueInfo } from '
 import { GLOVE_RERANKER_NAME } from './names.js';
 import { GLOVE_FIRST_WORD_ID, writeGloveTokenizer } from './tokenizer.js';
 import { SIF_A } from './sif.js';
+import { makeDirs } from '../../util/dirs.js';
 
 /** Pair length limit (tokens, [CLS] query [SEP] document [SEP]); the tokenizer keeps the head. */
 export const GLOVE_MAXSIM_MAX_LENGTH = 512;
@@ -79,7 +79,7 @@ export function maxSimModel(rows: number, dim: number, unit16: Uint16Array, weig
 
 /** Writes every file of the MaxSim folder into `dir`; returns the ONNX size in bytes. */
 export function writeMaxSim(dir: string, x: MaxSimInput): number {
-  mkdirSync(join(dir, 'onnx'), { recursive: true });
+  makeDirs(join(dir, 'onnx'));
   const rows = GLOVE_FIRST_WORD_ID + x.words.length;
   const unit16 = new Uint16Array(rows * x.dim);
   unit16.set(toFloat16Array(x.unit), GLOVE_FIRST_WORD_ID * x.dim);

@@ -5,7 +5,6 @@
  * ONNX: input_ids, attention_mask → last_hidden_state = table[input_ids] · mask, float32 [b, s, 100]; the table
  * is stored as float16 and cast after the lookup.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic.js';
 import { toFloat16Array } from '../onnx/float16.js';
@@ -13,6 +12,7 @@ import { GraphBuilder, float16Tensor, model, saveModel, valueInfo, attr } from '
 import { GLOVE_EMBEDDER_NAME } from './names.js';
 import { GLOVE_FIRST_WORD_ID, writeGloveTokenizer } from './tokenizer.js';
 import { SIF_A } from './sif.js';
+import { makeDirs } from '../../util/dirs.js';
 
 /** No positional limit: the tokenizer keeps every word (2^20 tokens as a finite stand-in for "unlimited"). */
 export const GLOVE_EMBEDDER_MAX_LENGTH = 1_048_576;
@@ -50,7 +50,7 @@ export function staticEmbedderModel(rows: number, dim: number, table16: Uint16Ar
 
 /** Writes every file of the embedder folder into `dir`; returns the ONNX size in bytes. */
 export function writeStaticEmbedder(dir: string, x: StaticEmbedderInput): number {
-  mkdirSync(join(dir, 'onnx'), { recursive: true });
+  makeDirs(join(dir, 'onnx'));
   const rows = GLOVE_FIRST_WORD_ID + x.words.length;
   const table16 = new Uint16Array(rows * x.dim); // special-token rows stay 0 (= +0.0)
   table16.set(toFloat16Array(x.table), GLOVE_FIRST_WORD_ID * x.dim);
@@ -88,7 +88,7 @@ export function writeStaticEmbedder(dir: string, x: StaticEmbedderInput): number
     pooling_mode_lasttoken: false,
     include_prompt: true,
   });
-  mkdirSync(join(dir, '2_Normalize'), { recursive: true });
+  makeDirs(join(dir, '2_Normalize'));
   writeJsonAtomic(join(dir, 'config_sentence_transformers.json'), { prompts: {}, default_prompt_name: null, similarity_fn_name: 'cosine' });
   writeFileAtomic(join(dir, 'README.md'), readme(x, rows, bytes));
   return bytes;

@@ -5,7 +5,7 @@
  * (temporary sibling folder, renamed into place) with a completion marker written last. Deterministic: the same
  * package version gives byte-identical files. Built on first use or by `skillret-eval models build`.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic.js';
 import { sha256Hex } from '../../util/hash.js';
@@ -24,6 +24,7 @@ import {
 } from './names.js';
 import { readUseLiteSource, useLitePackageDir, type UseLiteSource } from './source.js';
 import { writeUseLiteTokenizer } from './tokenizer.js';
+import { makeDirs } from '../../util/dirs.js';
 
 export { USE_LITE_NAME, useLiteDir } from './names.js';
 
@@ -67,7 +68,7 @@ function listFiles(dir: string): string[] {
 
 /** Writes every file of the model folder into `dir`; returns the ONNX size in bytes. */
 export function writeUseLiteFolder(dir: string, src: UseLiteSource, source: string): number {
-  mkdirSync(join(dir, 'onnx'), { recursive: true });
+  makeDirs(join(dir, 'onnx'));
   const bytes = saveModel(join(dir, 'onnx', 'model.onnx'), useLiteModel(src.weights, String(USE_LITE_CONVERTER_VERSION), source));
   writeUseLiteTokenizer(dir, src.vocab, USE_LITE_MAX_TOKENS);
   writeJsonAtomic(join(dir, 'config.json'), {
@@ -109,7 +110,7 @@ export function writeUseLiteFolder(dir: string, src: UseLiteSource, source: stri
     pooling_mode_lasttoken: false,
     include_prompt: true,
   });
-  mkdirSync(join(dir, '2_Normalize'), { recursive: true });
+  makeDirs(join(dir, '2_Normalize'));
   writeJsonAtomic(join(dir, 'config_sentence_transformers.json'), { prompts: {}, default_prompt_name: null, similarity_fn_name: 'cosine' });
   writeFileAtomic(join(dir, 'README.md'), readme(source, src.parameters, bytes));
   return bytes;

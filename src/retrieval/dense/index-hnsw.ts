@@ -12,7 +12,7 @@
  * key = sha256 of (format version, space, dim, count, M, efConstruction, seed, vector bytes),
  * with a sidecar `<key>.json` holding the file's size and sha256, checked before reuse.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import hnswlib from 'hnswlib-node';
@@ -20,6 +20,7 @@ import type { HierarchicalNSW as HnswIndex } from 'hnswlib-node';
 import { writeJsonAtomic, tempPathFor } from '../../util/atomic.js';
 import { sha256File } from '../../util/hash.js';
 import { dotRows, rankCandidates, tieRanks, type TopK, type VectorMatrix } from './index-exact.js';
+import { makeDirs } from '../../util/dirs.js';
 
 const { HierarchicalNSW } = hnswlib;
 
@@ -127,7 +128,7 @@ export async function buildOrLoadHnsw(
   const buildSeconds = (performance.now() - t) / 1000;
   const tmp = tempPathFor(path);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     index.writeIndexSync(tmp);
     const size = statSync(tmp).size;
     const sha256 = await sha256File(tmp);
