@@ -11,13 +11,14 @@
  *
  *   node scripts/bench-bm25.mjs [--docs 6006] [--doc-chars 14600] [--queries 4392]
  *     [--query-words 170] [--k 20] [--seed 1] [--sample DIR] [--write-corpus FILE] [--write-run FILE]
- *     [--corpus FILE] [--duplicates 0.02]
+ *     [--corpus FILE] [--duplicates 0.02] [--generate-only]
  *
  * --duplicates: share of documents that are exact copies of an earlier document (as forks of
  * one skill are in real data), so that exact score ties occur.
  * --write-corpus writes {"docs":[{id,text}],"queries":[{id,text}],"k"} so a reference
  * implementation (bm25s) can run the identical input; --write-run writes our hits in the
  * same shape as that reference's output ({query id: [[doc id, score], ...]}).
+ * --generate-only stops after writing the corpus (the bench's dataset generator uses it).
  * --corpus reads such a file instead of generating one (a fresh process then measures peak
  * RSS as a pipeline would see it: loaded texts plus BM25).
  */
@@ -38,6 +39,7 @@ function parseArgs(argv) {
     writeRun: undefined,
     corpus: undefined,
     duplicates: 0.02,
+    generateOnly: false,
   };
   const names = { '--docs': 'docs', '--doc-chars': 'docChars', '--queries': 'queries', '--query-words': 'queryWords', '--k': 'k', '--seed': 'seed' };
   for (let i = 0; i < argv.length; i++) {
@@ -52,6 +54,7 @@ function parseArgs(argv) {
     else if (a === '--write-corpus') (opts.writeCorpus = v), i++;
     else if (a === '--write-run') (opts.writeRun = v), i++;
     else if (a === '--corpus') (opts.corpus = v), i++;
+    else if (a === '--generate-only') opts.generateOnly = true;
     else if (a === '--duplicates') {
       opts.duplicates = Number(v);
       if (!(opts.duplicates >= 0 && opts.duplicates < 1)) throw new Error(`--duplicates needs a number in [0, 1), got ${v}`);
@@ -154,6 +157,7 @@ function main() {
   const bytes = docs.reduce((s, d) => s + Buffer.byteLength(d.text, 'utf8'), 0);
   console.log(`corpus: ${kind}; ${docs.length} docs, ${mb(bytes)} UTF-8 (${chars} chars), ${queries.length} queries; ready in ${secs(genMs)}`);
   if (opts.writeCorpus) writeFileSync(opts.writeCorpus, JSON.stringify({ docs, queries, k: opts.k }));
+  if (opts.generateOnly) return;
   const rssBefore = process.memoryUsage().rss;
 
   const wall0 = performance.now();

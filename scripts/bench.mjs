@@ -1,25 +1,404 @@
+#!/usr/bin/env node
 /**
- * `npm run bench`: every benchmark in turn, on synthetic corpora shaped like the full SkillRet
- * v1.1 test split (6,006 skills, 4,392 queries). Speed and memory targets are shown here, never
- * asserted in tests. Each script can also be run alone with its own options (see its header).
+ * `npm run bench`: every speed and memory figure of skillret-eval, side by side with its
+ * reference where one exists, written to results/bench/report.md (and report.json). Each figure is
+ * the median of several whole-process runs with min/max; references run alternately with ours in
+ * the same bench run. A reference that is not given or not found is reported as unavailable,
+ * never replaced by a remembered number. Speed targets live here, never in tests.
+ *
+ *   npm run bench -- [--trec-eval PATH] [--bm25s-python PYTHON [--bm25s-path DIR]] [--runs N]
+ *                    [--full] [--only score,stats,bm25,warm,onnx,hnsw,curve] [--out DIR] [--work DIR]
+ *
+ * --trec-eval: a trec_eval binary (usnistgov/trec_eval, built by you). --bm25s-python: a Python
+ * with numpy and scipy that can import bm25s 0.3.3; --bm25s-path: a bm25s checkout to put on its
+ * PYTHONPATH. Neither is part of this repository. --full adds the 1M-vector HNSW tier.
+ * Work files go to --work (default: <tmpdir>/skillret-bench; datasets are reused between runs).
+ * The other scripts/bench-*.mjs files run alone too (see their headers).
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
+import { join, relative } from 'node:path';
+import { fmt, makeDataset, root, summary, timeProcess, writeConfig } from './bench-lib.mjs';
+import { compareBm25Runs } from './compare-bm25-runs.mjs';
 
-const benches = [
-  ['metrics', ['scripts/bench-metrics.mjs']],
-  ['bm25', ['scripts/bench-bm25.mjs']],
-  ['dense', ['scripts/bench-dense.mjs', '--dims', '384', '--M', '32', '--ef', '200']],
-  ['pipeline', ['scripts/bench-pipeline.mjs']],
-  ['rerank', ['scripts/bench-rerank.mjs', '--batch', '8,16', '--threads', '2', '--concurrency', '1']],
-];
-const only = process.argv.slice(2);
-const root = fileURLToPath(new URL('..', import.meta.url));
-let failed = 0;
-for (const [name, args] of benches) {
-  if (only.length && !only.includes(name)) continue;
-  console.log(`\n=== ${name} ===`);
-  const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) failed++;
+const argv = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : def;
+};
+const trecEval = opt('--trec-eval', process.env.TREC_EVAL);
+const bm25sPython = opt('--bm25s-python', process.env.BM25S_PYTHON);
+const bm25sPath = opt('--bm25s-path', undefined);
+if (bm25sPath) process.env.PYTHONPATH = [bm25sPath, process.env.PYTHONPATH].filter(Boolean).join(':');
+const runs = Number(opt('--runs', '3'));
+const full = argv.includes('--full');
+const only = opt('--only', '').split(',').filter(Boolean);
+const outDir = opt('--out', join(root, 'results', 'bench'));
+const work = opt('--work', join(tmpdir(), 'skillret-bench'));
+mkdirSync(work, { recursive: true });
+const node = process.execPath;
+const cli = join(root, 'bin', 'skillret-eval.js');
+const started = Date.now();
+const load0 = loadavg();
+
+const targets = []; // {what, ours, reference, ratio, target, met}
+const sections = []; // markdown
+const json = {};
+const log = (s) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)} s] ${s}\n`);
+const want = (name) => only.length === 0 || only.includes(name);
+
+function pkgVersion(name) {
+  try {
+    return JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+  } catch {
+    return 'not installed';
+  }
 }
-process.exitCode = failed ? 1 : 0;
+
+function reference(kind) {
+  if (kind === 'trec_eval') {
+    if (!trecEval) return { ok: false, why: 'not given (--trec-eval PATH)' };
+    if (!existsSync(trecEval)) return { ok: false, why: `not found at ${trecEval}` };
+    const v = spawnSync(trecEval, ['-v'], { encoding: 'utf8' });
+    return { ok: true, path: trecEval, version: `${v.stdout}${v.stderr}`.trim().split('\n')[0] || 'unknown version' };
+  }
+  if (!bm25sPython) return { ok: false, why: 'not given (--bm25s-python PYTHON)' };
+  const v = spawnSync(bm25sPython, ['-c', 'import bm25s, numpy, scipy, sys; print(bm25s.__version__, numpy.__version__, scipy.__version__, sys.version.split()[0])'], { encoding: 'utf8' });
+  if (v.status !== 0) return { ok: false, why: `${bm25sPython} cannot import bm25s (${(v.stderr || '').trim().split('\n').pop()})` };
+  const [b, np, sp, py] = v.stdout.trim().split(' ');
+  return { ok: true, path: bm25sPython, version: `bm25s ${b} (package version string), numpy ${np}, scipy ${sp}, Python ${py}` };
+}
+
+function target(what, ours, ref, ratio, goal, met) {
+  targets.push({ what, ours, reference: ref, ratio, target: goal, met });
+}
+
+const ratioText = (r) => (r === null || r === undefined ? 'n/a' : `${r.toFixed(2)}×`);
+
+/** Alternates `a` and `b` (functions returning a timeProcess result) `n` times. */
+function alternate(n, a, b) {
+  const ra = [];
+  const rb = [];
+  for (let i = 0; i < n; i++) {
+    ra.push(a(i));
+    if (b) rb.push(b(i));
+  }
+  return [ra, rb];
+}
+
+// ---------------------------------------------------------------- score vs trec_eval
+function benchScore() {
+  log('score vs trec_eval');
+  const dir = join(work, 'score');
+  mkdirSync(dir, { recursive: true });
+  let s = 1;
+  const rand = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const ql = [];
+  const rl = [];
+  for (let q = 0; q < 4392; q++) {
+    const qid = `q-${String(q).padStart(5, '0')}`;
+    const gold = new Set();
+    const g = 1 + Math.floor(rand() * 3);
+    for (let i = 0; i < g; i++) gold.add(`s-${Math.floor(rand() * 6006)}`);
+    for (const d of gold) ql.push(`${qid} 0 ${d} 1`);
+    const seen = new Set();
+    let n = 0;
+    while (n < 20) {
+      const d = rand() < 0.1 ? [...gold][0] : `s-${Math.floor(rand() * 6006)}`;
+      if (seen.has(d)) continue;
+      seen.add(d);
+      n++;
+      rl.push(`${qid} Q0 ${d} ${n} ${String(Math.fround(rand() * 30))} bench`);
+    }
+  }
+  const run = join(dir, 'run.trec');
+  const qrels = join(dir, 'qrels.txt');
+  writeFileSync(run, rl.join('\n') + '\n');
+  writeFileSync(qrels, ql.join('\n') + '\n');
+  const ref = reference('trec_eval');
+  const n = Math.max(5, runs + 2);
+  const [ours, theirs] = alternate(
+    n,
+    () => timeProcess(node, [cli, 'score', '--qrels', qrels, '--run', run, '--format', 'json']),
+    ref.ok ? () => timeProcess(ref.path, ['-m', 'ndcg_cut.5,10,15', '-m', 'recall.5,10,15', qrels, run]) : null,
+  );
+  const o = summary(ours.map((r) => r.wall));
+  const t = ref.ok ? summary(theirs.map((r) => r.wall)) : null;
+  let agree = 'trec_eval unavailable';
+  if (ref.ok) {
+    const mine = JSON.parse(ours[0].stdout).metrics;
+    const theirsVals = Object.fromEntries(theirs[0].stdout.trim().split('\n').map((l) => l.split(/\s+/)).map(([m, , v]) => [m, Number(v)]));
+    const pairs = [['NDCG@10', 'ndcg_cut_10'], ['NDCG@5', 'ndcg_cut_5'], ['Recall@10', 'recall_10'], ['Recall@15', 'recall_15']];
+    const bad = pairs.filter(([a, b]) => Math.abs(mine[a] - theirsVals[b]) > 5e-5);
+    agree = bad.length === 0 ? `values agree with trec_eval to its 4 printed decimals (${pairs.map((p) => p[0]).join(', ')})` : `DISAGREE on ${bad.map((p) => p[0]).join(', ')}`;
+  }
+  const ratio = t ? o.median / t.median : null;
+  target('`score` 4,392 × 20 run, whole process', fmt(o), t ? `trec_eval: ${fmt(t)}` : `trec_eval ${ref.why}`, ratio, '≤ 1× trec_eval', ratio === null ? 'no reference' : ratio <= 1 ? 'yes' : 'no');
+  const cpuO = summary(ours.map((r) => r.cpu));
+  const cpuT = t ? summary(theirs.map((r) => r.cpu)) : null;
+  sections.push(
+    `## score vs trec_eval\n\nA 4,392-query × 20-document TREC run and its qrels (1–3 gold per query), default measures (NDCG/Recall/Completeness @5/10/15), ` +
+      `\`skillret-eval score --format json\` against \`trec_eval -m ndcg_cut.5,10,15 -m recall.5,10,15\`, ${n} alternating runs.\n\n` +
+      `| | wall | CPU (user+sys) | peak RSS |\n|---|---|---|---|\n` +
+      `| skillret-eval score | ${fmt(o)} | ${fmt(cpuO)} | ${fmt(summary(ours.map((r) => r.rss)), 'MiB', 0)} |\n` +
+      (t ? `| trec_eval | ${fmt(t)} | ${fmt(cpuT)} | ${fmt(summary(theirs.map((r) => r.rss)), 'MiB', 0)} |\n` : `| trec_eval | ${ref.why} | | |\n`) +
+      `\nRatio (median wall): ${ratioText(ratio)}. ${agree}. Node's own start-up (\`node -e 0\`): ${fmt(summary(alternate(3, () => timeProcess(node, ['-e', '0']))[0].map((r) => r.wall)))}.\n`,
+  );
+  json.score = { ours, theirs: theirs.map((r) => ({ wall: r.wall, cpu: r.cpu, rss: r.rss })), ratio, reference: ref };
+  for (const r of ours) delete r.stdout;
+}
+
+// ---------------------------------------------------------------- significance
+function benchStats() {
+  log('significance');
+  const res = alternate(runs, () => timeProcess(node, ['scripts/bench-stats.mjs', '--metrics', '9']))[0].map((r) => JSON.parse(r.stdout));
+  const per = summary(res.map((r) => r.perMetric));
+  target('On/off significance per metric per comparison (4,392 queries, 10,000 iterations: randomization + bootstrap + t-test)', fmt(per), '–', null, '≤ 0.1 s', per.median <= 0.1 ? 'yes' : 'no');
+  sections.push(
+    `## Significance\n\nThe on/off attribution of one comparison over 9 metrics (4,392 queries, 10,000 iterations each for the randomization test and the bootstrap), in process, ${runs} runs.\n\n` +
+      `| | seconds |\n|---|---|\n| per metric | ${fmt(per, 's', 3)} |\n| of which the randomization test | ${fmt(summary(res.map((r) => r.randomization)), 's', 3)} |\n| of which the bootstrap | ${fmt(summary(res.map((r) => r.bootstrap)), 's', 3)} |\n\n` +
+      `Each metric draws its own seeded stream (results are pinned by tests), so the work per metric is fixed: 10,000 × 4,392 bootstrap indices, each one xoroshiro128+ output ` +
+      `with pure-rand's rejection rule, and 10,000 × 138 sign words. The generator runs over typed-array blocks and the sign flips are branch-free; ` +
+      `what remains is the serial generator itself (about half of the bootstrap's time) and the indexed sum.\n`,
+  );
+  json.stats = res;
+}
+
+// ---------------------------------------------------------------- BM25 cold vs bm25s
+function benchBm25() {
+  log('BM25 cold vs bm25s');
+  const dir = join(work, 'bm25-6k');
+  makeDataset(dir, { docs: 6006, queries: 4392 });
+  const config = writeConfig(dir, 'bm25', ['{ id: bm25, type: bm25, top_k: 20 }']);
+  const ref = reference('bm25s');
+  const refOut = join(dir, 'bm25s.json');
+  const [ours, theirs] = alternate(
+    runs,
+    () => timeProcess(node, [cli, 'run', config, '-q', '--offline', '--no-cache']),
+    ref.ok ? () => timeProcess(ref.path, [join(root, 'scripts', 'bm25s-reference.py'), join(dir, 'data'), refOut]) : null,
+  );
+  const o = summary(ours.map((r) => r.wall));
+  const om = summary(ours.map((r) => r.rss));
+  const t = ref.ok ? summary(theirs.map((r) => r.wall)) : null;
+  const tm = ref.ok ? summary(theirs.map((r) => r.rss)) : null;
+  const m = JSON.parse(readFileSync(join(dir, 'out', 'manifest.json'), 'utf8'));
+  const info = m.stages?.find?.((s) => s.id === 'bm25')?.info ?? {};
+  let same = 'bm25s unavailable';
+  if (ref.ok) {
+    const c = compareBm25Runs(readFileSync(join(dir, 'out', 'bm25', 'none', 'run.trec'), 'utf8'), JSON.parse(readFileSync(refOut, 'utf8')));
+    same = `${c.identical} of ${c.queries} top-20 lists identical, ${c.tieOrderOnly} differ only in the order of exactly tied scores (or which tied document takes the 20th place), ${c.different} differ`;
+    json.bm25Rankings = c;
+  }
+  const ratio = t ? o.median / t.median : null;
+  const mratio = tm ? om.median / tm.median : null;
+  target('BM25 cold, whole process (6,006 × 14.6 KB skills, 4,392 queries)', `${fmt(o)}, ${fmt(om, 'MiB', 0)}`, t ? `bm25s: ${fmt(t)}, ${fmt(tm, 'MiB', 0)}` : `bm25s ${ref.why}`, ratio, '≤ 0.5× time, ≤ 1× memory', ratio === null ? 'no reference' : ratio <= 0.5 && mratio <= 1 ? 'yes' : ratio <= 0.5 ? 'time yes, memory no' : mratio <= 1 ? 'memory yes, time no' : 'no');
+  sections.push(
+    `## BM25 cold vs bm25s\n\nSynthetic split shaped like v1.1 test (6,006 skills resampled from the shared sample's SKILL.md paragraphs, ~14.6 KB each, 2% exact duplicates; 4,392 queries of ~170 words). ` +
+      `Ours: \`skillret-eval run\` with one BM25 retriever, \`--no-cache\` (loading the dataset, tokenizing on worker threads, indexing, 4,392 queries, metrics, results files). ` +
+      `bm25s: \`scripts/bm25s-reference.py\` (the official eval_bm25 calls; loading the dataset, tokenizing, indexing, 4,392 queries, writing the hits). ${runs} alternating runs.\n\n` +
+      `| | wall | CPU (user+sys) | peak RSS |\n|---|---|---|---|\n` +
+      `| skillret-eval | ${fmt(o)} | ${fmt(summary(ours.map((r) => r.cpu)))} | ${fmt(om, 'MiB', 0)} |\n` +
+      (t ? `| bm25s 0.3.3 | ${fmt(t)} | ${fmt(summary(theirs.map((r) => r.cpu)))} | ${fmt(tm, 'MiB', 0)} |\n` : `| bm25s | ${ref.why} | | |\n`) +
+      `\nRatios (medians): time ${ratioText(ratio)}, peak memory ${ratioText(mratio)}. Rankings: ${same}. ` +
+      `Our stage timings of the last run (ms): ${JSON.stringify(info.timings_ms ?? {})}.\n`,
+  );
+  json.bm25 = { ours: ours.map(({ stdout, stderr, ...r }) => r), theirs: theirs.map(({ stdout, stderr, ...r }) => r), ratio, mratio, reference: ref };
+}
+
+// ---------------------------------------------------------------- warm rerun
+function resultFiles(dir) {
+  const out = new Map();
+  const walk = (d) => {
+    for (const f of readdirSync(d)) {
+      const p = join(d, f);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (f !== 'manifest.json') {
+        let text = readFileSync(p, 'utf8');
+        if (f === 'summary.md') text = text.replace(/\n## Cost\n[\s\S]*?(?=\n## |$)/, '\n');
+        out.set(relative(dir, p), text);
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function benchWarm() {
+  log('warm rerun (BM25 + GloVe)');
+  const dir = join(work, 'bm25-6k');
+  makeDataset(dir, { docs: 6006, queries: 4392 });
+  const config = writeConfig(dir, 'warm', ['{ id: bm25, type: bm25, top_k: 20 }', '{ id: glove, type: dense, model: glove-6b-100d-static, top_k: 20 }'], { out: 'out-warm', cache: 'cache-warm' });
+  rmSync(join(dir, 'cache-warm'), { recursive: true, force: true });
+  const cold = timeProcess(node, [cli, 'run', config, '-q', '--offline']);
+  const coldFiles = resultFiles(join(dir, 'out-warm'));
+  const coldTimings = JSON.parse(readFileSync(join(dir, 'out-warm', 'manifest.json'), 'utf8')).timings_seconds;
+  const warm = alternate(runs, () => timeProcess(node, [cli, 'run', config, '-q', '--offline']))[0];
+  const warmFiles = resultFiles(join(dir, 'out-warm'));
+  const warmTimings = JSON.parse(readFileSync(join(dir, 'out-warm', 'manifest.json'), 'utf8')).timings_seconds;
+  const diff = [...coldFiles.keys()].filter((k) => coldFiles.get(k) !== warmFiles.get(k));
+  const w = summary(warm.map((r) => r.wall));
+  const speedup = cold.wall / w.median;
+  target('Warm rerun (BM25 + GloVe, caches filled) vs cold (empty caches)', `warm ${fmt(w)}, cold ${cold.wall.toFixed(1)} s`, '–', null, '≥ 10× faster, byte-identical', speedup >= 10 && diff.length === 0 ? `yes (${speedup.toFixed(1)}×)` : `no (${speedup.toFixed(1)}×${diff.length ? ', files differ' : ''})`);
+  sections.push(
+    `## Warm rerun\n\n\`skillret-eval run\` with BM25 and the bundled GloVe embedder (exact index) on the BM25 split above: once with an empty cache folder (cold), then ${runs} times with it filled (warm).\n\n` +
+      `| | wall | peak RSS |\n|---|---|---|\n| cold | ${cold.wall.toFixed(1)} s | ${cold.rss?.toFixed(0) ?? 'n/a'} MiB |\n| warm | ${fmt(w)} | ${fmt(summary(warm.map((r) => r.rss)), 'MiB', 0)} |\n\n` +
+      `Speed-up ${speedup.toFixed(1)}×. Results files ${diff.length === 0 ? `byte-identical (${coldFiles.size} files; summary.md without its Cost section, manifest.json not compared: it records timings)` : `DIFFER: ${diff.join(', ')}`}.\n\n` +
+      `Stage seconds, cold: ${JSON.stringify(coldTimings)}\n\nStage seconds, warm: ${JSON.stringify(warmTimings)}\n\n` +
+      `A warm run reads the BM25 hits cached next to the index (no index load, no scoring), the embeddings from the embedding cache, and the injection token counts from their cache; what remains is loading the dataset, hashing it for the cache keys, exact dense search, metrics and writing the results.\n`,
+  );
+  json.warm = { cold: { wall: cold.wall, rss: cold.rss }, warm: warm.map(({ stdout, stderr, ...r }) => r), speedup, identical: diff.length === 0 };
+}
+
+// ---------------------------------------------------------------- ONNX overhead
+function benchOnnx() {
+  log('ONNX overhead vs raw onnxruntime-node');
+  const sample = join(root, '..', 'shared', 'data', 'skillret-sample');
+  const dataDir = existsSync(join(sample, 'skills', 'test.jsonl')) ? sample : join(work, 'bm25-6k', 'data');
+  if (!existsSync(join(dataDir, 'skills', 'test.jsonl'))) makeDataset(join(work, 'bm25-6k'), { docs: 6006, queries: 4392 });
+  if (!existsSync(join(root, 'models', 'glove-6b-100d-static', 'onnx', 'model.onnx'))) {
+    sections.push('## ONNX overhead\n\nSkipped: models/glove-6b-100d-static is not built (`skillret-eval models build` / npm install builds it).\n');
+    target('Dense encoding overhead over raw onnxruntime-node', 'model not built', '–', null, '≤ 3%', 'not measured');
+    return;
+  }
+  const r = JSON.parse(timeProcess(node, ['scripts/bench-onnx.mjs', '--texts', '600', '--runs', String(runs), '--threads', '2', '--data', dataDir]).stdout);
+  target(
+    'Dense encoding through transformers.js vs raw onnxruntime-node (GloVe static ONNX, same ids, batch shapes, 2 threads)',
+    `encode ${r.ours.encode.toFixed(2)} s (+ tokenize ${r.ours.tokenize.toFixed(2)} s)`,
+    `raw onnxruntime-node ${r.raw.buckets.toFixed(2)} s (onnxruntime-node ${pkgVersion('onnxruntime-node')})`,
+    r.ours.encode / r.raw.buckets,
+    '≤ 1.03× (≤ 3% overhead)',
+    r.overheadEncode <= 0.03 ? 'yes' : 'no',
+  );
+  sections.push(
+    `## ONNX overhead\n\nThe bundled GloVe static model (an ONNX lookup table + mean pooling) on ${r.texts} skill documents, batch size ${r.batchSize}, ${r.threads} intra-op threads, medians of ${r.runs} runs (alternating). ` +
+      `Raw = onnxruntime-node \`InferenceSession.run\` on the same token ids, the same length-bucket batches and tensor shapes, tensors built in the loop, no pooling.\n\n` +
+      `| | seconds |\n|---|---|\n| ours: tokenize (transformers.js tokenizer) | ${r.ours.tokenize.toFixed(2)} |\n| ours: encode (tensors, forward, pooling, normalising) | ${r.ours.encode.toFixed(2)} |\n| raw onnxruntime-node, length buckets | ${r.raw.buckets.toFixed(2)} |\n| raw onnxruntime-node, input-order batches padded to their longest | ${r.raw.inputOrder.toFixed(2)} |\n\n` +
+      `Overhead of our encode step over raw: ${(100 * r.overheadEncode).toFixed(0)}%; with tokenizing included: ${(100 * r.overheadTotal).toFixed(0)}%. ` +
+      `Length-bucket batching computes ${r.paddedTokens.buckets} padded tokens for ${r.paddedTokens.real} real ones, input-order batches ${r.paddedTokens.inputOrder}: raw time ${r.raw.buckets.toFixed(2)} s vs ${r.raw.inputOrder.toFixed(2)} s. ` +
+      `On a model this cheap (a table lookup) the fixed per-token costs of our side dominate: building BigInt64 id tensors, copying the [B, T, H] output and pooling it in JavaScript, and above all the tokenizer; on a transformer the forward pass would dominate instead. Not met.\n`,
+  );
+  json.onnx = r;
+}
+
+// ---------------------------------------------------------------- HNSW
+function benchHnsw() {
+  log('HNSW vs exact');
+  const tiers = [
+    [6006, 1000],
+    [100000, 1000],
+    ...(full ? [[1000000, 1000]] : []),
+  ];
+  const rows = [];
+  for (const [docs, queries] of tiers) {
+    log(`  HNSW ${docs}`);
+    const r = JSON.parse(timeProcess(node, ['--expose-gc', 'scripts/bench-hnsw.mjs', '--docs', String(docs), '--queries', String(queries), '--M', '32', '--ef-construction', '200', '--ef', '200']).stdout);
+    rows.push(r);
+  }
+  const table = rows
+    .map((r) => `| ${r.docs.toLocaleString('en')} | ${r.buildSeconds.toFixed(1)} | ${r.p50ms.toFixed(2)} | ${r.p95ms.toFixed(2)} | ${r.overlap10.toFixed(4)} | ${Math.round(r.bytesPerVector)} (vector ${r.rawVectorBytes}) | ${r.exactMsPerQuery.toFixed(2)} |`)
+    .join('\n');
+  const big = rows[rows.length - 1];
+  target(
+    `HNSW at ${big.docs.toLocaleString('en')} × 384-d (M 32, efConstruction 200, efSearch 200)`,
+    `p95 ${big.p95ms.toFixed(2)} ms, overlap@10 ${big.overlap10.toFixed(4)}`,
+    `exact GEMM ${big.exactMsPerQuery.toFixed(2)} ms/query`,
+    null,
+    'at 1M: p95 < 5 ms, overlap@10 ≥ 0.99',
+    big.docs >= 1000000 ? (big.p95ms < 5 && big.overlap10 >= 0.99 ? 'yes' : 'no') : '1M tier not run (--full)',
+  );
+  sections.push(
+    `## HNSW vs exact search\n\nSynthetic clustered unit vectors (384-d, 300 Zipf-sized clusters around a shared direction), 1,000 queries from the same distribution, k = 10, hnswlib-node ${pkgVersion('hnswlib-node')} (M 32, efConstruction 200, efSearch 200, single-thread build). ` +
+      `Latency: one query at a time, graph search plus exact re-scoring. Memory: resident-memory growth of the build per vector. Exact: the GEMM-screened exact path, per query, all queries in one call.${full ? '' : ' The 1M tier runs with `--full`.'}\n\n` +
+      `| vectors | build s | p50 ms | p95 ms | overlap@10 | bytes/vector | exact ms/query |\n|---|---|---|---|---|---|---|\n${table}\n\n` +
+      `Exact search cost grows linearly with the corpus while the graph's query time barely moves; the build is the price.\n`,
+  );
+  json.hnsw = rows;
+}
+
+// ---------------------------------------------------------------- cost curve
+function benchCurve() {
+  log('cost curve');
+  const sizes = [6006, 30000, 100000];
+  const rows = [];
+  for (const docs of sizes) {
+    log(`  curve ${docs}`);
+    const dir = join(work, `curve-${docs}`);
+    const data = makeDataset(dir, { docs, queries: 1000, docChars: 2000, duplicates: 0 });
+    const bytes = statSync(join(data, 'skills', 'test.jsonl')).size;
+    const config = writeConfig(dir, 'curve', [
+      '{ id: bm25, type: bm25, top_k: 20 }',
+      '{ id: glove, type: dense, model: glove-6b-100d-static, index: { type: exact }, top_k: 20 }',
+      '{ id: glove-hnsw, type: dense, model: glove-6b-100d-static, index: { type: hnsw, M: 16, ef_construction: 100, ef_search: 100 }, top_k: 20 }',
+    ]);
+    rmSync(join(dir, 'cache'), { recursive: true, force: true });
+    const r = timeProcess(node, [cli, 'run', config, '-q', '--offline']);
+    const m = JSON.parse(readFileSync(join(dir, 'out', 'manifest.json'), 'utf8'));
+    rows.push({ docs, bytes, wall: r.wall, rss: r.rss, timings: m.timings_seconds });
+    rmSync(join(dir, 'cache'), { recursive: true, force: true });
+  }
+  const table = rows
+    .map((r) => `| ${r.docs.toLocaleString('en')} | ${(r.bytes / 2 ** 20).toFixed(0)} | ${r.wall.toFixed(1)} | ${r.rss?.toFixed(0) ?? 'n/a'} | ${Object.entries(r.timings).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')} |`)
+    .join('\n');
+  const [a, , c] = rows;
+  const memGrowth = a && c && a.rss && c.rss ? (c.rss - a.rss) / ((c.bytes - a.bytes) / 2 ** 20) : null;
+  target('Cost curve 6k → 100k skills (BM25 + GloVe exact + GloVe HNSW, cold)', `${a.wall.toFixed(0)} s / ${a.rss?.toFixed(0)} MiB → ${c.wall.toFixed(0)} s / ${c.rss?.toFixed(0)} MiB`, '–', null, 'memory grows with the index, not the text', memGrowth === null ? 'n/a' : memGrowth < 1 ? 'yes' : `no (${memGrowth.toFixed(1)} MiB per MiB of skill text)`);
+  sections.push(
+    `## Cost curve\n\nA whole cold run (empty caches) with BM25, GloVe behind the exact index and GloVe behind HNSW (M 16, efConstruction 100, efSearch 100) at 6,006, 30,000 and 100,000 skills of ~2 KB (shorter than v1.1's 14.6 KB so that 100k fits the bench budget) and 1,000 queries.\n\n` +
+      `| skills | skills file MiB | wall s | peak RSS MiB | stage seconds |\n|---|---|---|---|---|\n${table}\n\n` +
+      (memGrowth !== null ? `Peak memory grows by ${memGrowth.toFixed(2)} MiB per MiB of skill text between 6k and 100k: the dataset loader keeps every skill text in memory for the whole run (the stages read them from there), so memory still follows the text. Streaming the texts from disk (ids and offsets only) is not done.\n` : ''),
+  );
+  json.curve = rows;
+}
+
+const plan = [
+  ['score', benchScore],
+  ['stats', benchStats],
+  ['bm25', benchBm25],
+  ['warm', benchWarm],
+  ['onnx', benchOnnx],
+  ['hnsw', benchHnsw],
+  ['curve', benchCurve],
+];
+const failures = [];
+for (const [name, fn] of plan) {
+  if (!want(name)) continue;
+  try {
+    fn();
+  } catch (e) {
+    failures.push(`${name}: ${e instanceof Error ? e.message : String(e)}`);
+    sections.push(`## ${name}\n\nFAILED: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}\n`);
+    log(`${name} failed: ${e instanceof Error ? e.message : e}`);
+  }
+}
+
+let commit = 'unknown';
+try {
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+} catch {
+  /* not a checkout */
+}
+const load1 = loadavg();
+const te = reference('trec_eval');
+const bs = reference('bm25s');
+const md =
+  `# skillret-eval benchmark report\n\n` +
+  `Generated ${new Date().toISOString()} by \`npm run bench\` (commit ${commit}) in ${((Date.now() - started) / 60000).toFixed(1)} min.\n\n` +
+  `## Machine and versions\n\n` +
+  `- CPU: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB (${(freemem() / 2 ** 30).toFixed(1)} GiB free at the end)\n` +
+  `- Load average (1/5/15 min) at start ${load0.map((x) => x.toFixed(1)).join(' / ')}, at end ${load1.map((x) => x.toFixed(1)).join(' / ')}` +
+  (load0[0] > cpus().length * 0.5 ? ': the machine was shared with other work while this ran, so absolute times are inflated and noisy; compare the ratios of runs that alternated with their reference, and medians.\n' : '\n') +
+  `- Node ${process.versions.node}; onnxruntime-node ${pkgVersion('onnxruntime-node')}; @huggingface/transformers ${pkgVersion('@huggingface/transformers')}; hnswlib-node ${pkgVersion('hnswlib-node')}; js-tiktoken ${pkgVersion('js-tiktoken')}\n` +
+  `- trec_eval: ${te.ok ? `${te.version} (${te.path})` : `unavailable: ${te.why}`}\n` +
+  `- bm25s: ${bs.ok ? `${bs.version} (${bs.path})` : `unavailable: ${bs.why}`}\n` +
+  `- Runs per figure: ${runs} (score: ${Math.max(5, runs + 2)}); figures are medians with (min–max, n).\n\n` +
+  `## Targets\n\n| What | skillret-eval | reference | ratio | target | met |\n|---|---|---|---|---|---|\n` +
+  targets.map((t) => `| ${t.what} | ${t.ours} | ${t.reference} | ${ratioText(t.ratio)} | ${t.target} | ${t.met} |`).join('\n') +
+  `\n\n` +
+  sections.join('\n') +
+  (failures.length ? `\n## Failures\n\n${failures.map((f) => `- ${f}`).join('\n')}\n` : '');
+mkdirSync(outDir, { recursive: true });
+writeFileSync(join(outDir, 'report.md'), md);
+writeFileSync(join(outDir, 'report.json'), JSON.stringify({ targets, ...json }, null, 2) + '\n');
+log(`wrote ${join(outDir, 'report.md')}`);
+process.exitCode = failures.length ? 1 : 0;

@@ -1,0 +1,107 @@
+/**
+ * HNSW against exact search (the GEMM path) at one corpus size: synthetic clustered unit vectors
+ * (the generator of scripts/bench-dense.mjs: 300 Zipf-sized centres around a shared direction),
+ * build time, per-query latency p50/p95 of the graph search (single query, exact re-scoring
+ * included), overlap@10 with exact top-10, memory per vector (resident-memory growth of the build,
+ * over the vectors), and exact search time per query at the same size. Prints one JSON line.
+ * Imports the compiled code: run `npm run build` first.
+ *
+ *   node scripts/bench-hnsw.mjs --docs 100000 [--dim 384] [--queries 1000] [--M 32]
+ *     [--ef-construction 200] [--ef 200] [--k 10] [--seed 1]
+ */
+import { exactTopKFast } from '../dist/retrieval/dense/index-exact-fast.js';
+import { buildHnsw } from '../dist/retrieval/dense/index-hnsw.js';
+import { dotRows, rankCandidates, tieRanks } from '../dist/retrieval/dense/index-exact.js';
+
+const arg = (n, d) => {
+  const i = process.argv.indexOf(n);
+  return i >= 0 ? Number(process.argv[i + 1]) : d;
+};
+const N = arg('--docs', 6006);
+const dim = arg('--dim', 384);
+const Q = arg('--queries', 1000);
+const M = arg('--M', 32);
+const efC = arg('--ef-construction', 200);
+const ef = arg('--ef', 200);
+const k = arg('--k', 10);
+const seed = arg('--seed', 1);
+
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const r = rng(seed * 1000 + dim);
+const gauss = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+const mean = Array.from({ length: dim }, () => gauss() * 0.8);
+const centres = Array.from({ length: 300 }, () => Array.from({ length: dim }, (_, j) => mean[j] + gauss()));
+function vectors(n) {
+  const data = new Float32Array(n * dim);
+  for (let i = 0; i < n; i++) {
+    const u = r();
+    const c = centres[Math.min(centres.length - 1, Math.floor(centres.length * u * u))];
+    let norm = 0;
+    for (let j = 0; j < dim; j++) {
+      const v = c[j] + 0.9 * gauss();
+      data[i * dim + j] = v;
+      norm += v * v;
+    }
+    norm = Math.sqrt(norm);
+    for (let j = 0; j < dim; j++) data[i * dim + j] /= norm;
+  }
+  return { data, rows: n, dim };
+}
+
+const docs = vectors(N);
+const queries = vectors(Q);
+const ids = Array.from({ length: N }, (_, i) => `d${String(i).padStart(7, '0')}`);
+global.gc?.();
+const rss0 = process.memoryUsage().rss;
+let t = performance.now();
+const index = buildHnsw(docs, { M, efConstruction: efC, seed: 100 });
+const buildSeconds = (performance.now() - t) / 1000;
+const rssGrowth = process.memoryUsage().rss - rss0;
+
+const rank = tieRanks(ids);
+index.setEf(Math.max(ef, k));
+const lat = [];
+const approx = [];
+for (let q = 0; q < Q; q++) {
+  const t0 = process.hrtime.bigint();
+  const res = index.searchKnn(Array.from(queries.data.subarray(q * dim, (q + 1) * dim)), k);
+  const scores = res.neighbors.map((row) => dotRows(queries, q, docs, row));
+  approx.push(rankCandidates(res.neighbors, scores, rank, k));
+  lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+}
+t = performance.now();
+const exact = await exactTopKFast(docs, ids, queries, k);
+const exactSeconds = (performance.now() - t) / 1000;
+let hit = 0;
+for (let q = 0; q < Q; q++) {
+  const want = new Set(Array.from(exact[q].indices));
+  for (const i of approx[q].indices) if (want.has(i)) hit++;
+}
+lat.sort((a, b) => a - b);
+const pct = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
+console.log(
+  JSON.stringify({
+    docs: N,
+    dim,
+    queries: Q,
+    M,
+    efConstruction: efC,
+    efSearch: ef,
+    buildSeconds,
+    p50ms: pct(0.5),
+    p95ms: pct(0.95),
+    overlap10: hit / (Q * k),
+    bytesPerVector: rssGrowth / N,
+    rawVectorBytes: dim * 4,
+    exactMsPerQuery: (exactSeconds * 1000) / Q,
+  }),
+);
