@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { isUserError, UserError } from './core/errors.js';
 import { escapeControl } from './util/terminal-text.js';
 import { packageInfo } from './pipeline/manifest.js';
+import type { CompareCliOptions } from './commands/compare-cli.js';
 
 function parseKs(s: string): number[] {
   const ks = s.split(',').map((x) => x.trim());
@@ -17,6 +18,14 @@ function parseKs(s: string): number[] {
 
 function splitList(s: string): string[] {
   return s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+}
+
+function parseFloatOpt(name: string) {
+  return (s: string): number => {
+    const x = Number(s);
+    if (s.trim() === '' || !Number.isFinite(x)) throw new UserError(`${name}: expected a number, got "${s}"`);
+    return x;
+  };
 }
 
 function parseIntOpt(name: string) {
@@ -81,17 +90,25 @@ export function buildProgram(write: (s: string) => void): Command {
 
   program
     .command('compare')
-    .description('compare two run folders (per-query.jsonl) with paired significance tests; never re-runs a model')
-    .argument('<a>', 'baseline run folder, e.g. results/quickstart/bm25/none')
-    .argument('<b>', 'treatment run folder')
-    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .description('compare finished runs from their results files (never re-runs a model): a paper-shaped table with Δ, Holm-corrected significance, W/T/L and groups')
+    .argument('<paths...>', 'results folders (all their runs), run folders or per-query.jsonl files, e.g. results/quickstart')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'md', 'latex', 'csv', 'json']).default('table'))
+    .option('--out <file>', 'write the output to this file instead of stdout')
+    .option('--baseline <run>', 'the run every other is compared with: its label (e.g. bm25/none) or folder (default: the first)')
+    .option('--measures <list>', 'metrics (default: NDCG, Recall, Completeness at each k), e.g. NDCG@10,MRR@10', splitList)
+    .option('--keys <list>', 'same as --measures', splitList)
+    .addOption(new Option('--test <test>', 'paired test').choices(['randomization', 't']).default('randomization'))
+    .option('--alpha <x>', 'significance level', parseFloatOpt('--alpha'), 0.05)
+    .addOption(new Option('--correction <method>', 'multiple-comparison correction').choices(['holm', 'bonferroni', 'none']).default('holm'))
     .option('--seed <n>', 'seed of the randomisation and bootstrap tests', parseIntOpt('--seed'), 42)
     .option('--iterations <n>', 'iterations of the randomisation and bootstrap tests (at most 1000000)', parseIntOpt('--iterations'), 10000)
-    .option('--keys <list>', 'metrics to compare (default: every metric of A), e.g. NDCG@10,Recall@10', splitList)
     .option('--allow-different-data', 'compare runs whose metrics.json name different dataset files (refused otherwise)')
-    .action(async (a: string, b: string, opts: { format: 'table' | 'json'; seed: number; iterations: number; keys?: string[]; allowDifferentData?: boolean }) => {
-      const { compareCommand } = await import('./commands/compare.js');
-      write(await compareCommand({ a, b, ...opts }));
+    .option('--common-queries', 'compare on the queries every run shares (with the same judgements) instead of refusing')
+    .addOption(new Option('--pairs <which>', 'also every pairwise comparison on the main metric, as a matrix').choices(['all']))
+    .action(async (paths: string[], opts: CompareCliOptions, cmd: Command) => {
+      const { compareCli } = await import('./commands/compare-cli.js');
+      const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
+      write(await compareCli(paths, opts, given));
     });
 
   program
@@ -111,6 +128,22 @@ export function buildProgram(write: (s: string) => void): Command {
     .action(async (results: string, opts: { run: string; queries?: string[]; failed?: boolean; hurt?: boolean; sample?: number; maxQueries?: number; cacheDir?: string; cache?: boolean; offline?: boolean; quiet?: boolean }) => {
       const { explainCommand } = await import('./commands/explain.js');
       write(await explainCommand({ results, ...opts }));
+    });
+
+  program
+    .command('report')
+    .description('write the self-contained HTML report (comparison, charts, on/off, audit, slices, per-query explorer) of results folders; opens offline')
+    .argument('<paths...>', 'results folders or run folders, e.g. results/quickstart')
+    .option('--out <file>', 'output file (default: <results folder>/report.html when one folder is named)')
+    .addOption(new Option('--test <test>', 'paired test of the comparison table').choices(['randomization', 't']).default('randomization'))
+    .option('--alpha <x>', 'significance level', parseFloatOpt('--alpha'), 0.05)
+    .addOption(new Option('--correction <method>', 'multiple-comparison correction').choices(['holm', 'bonferroni', 'none']).default('holm'))
+    .option('--seed <n>', 'seed of the randomisation and bootstrap tests', parseIntOpt('--seed'), 42)
+    .option('--iterations <n>', 'iterations of the randomisation and bootstrap tests', parseIntOpt('--iterations'), 10000)
+    .option('--common-queries', 'compare on the queries every run shares instead of refusing')
+    .action(async (paths: string[], opts: { out?: string; test: 'randomization' | 't'; alpha: number; correction: 'holm' | 'bonferroni' | 'none'; seed: number; iterations: number; commonQueries?: boolean }) => {
+      const { reportCommand } = await import('./commands/report.js');
+      write(await reportCommand({ paths, ...opts }));
     });
 
   program

@@ -47,8 +47,8 @@ describe('run pipeline (BM25 on data/mini)', () => {
     expect(first.code).toBe(0);
     const out = join(dir, 'out');
     const files = walk(out).map((p) => p.slice(out.length + 1));
-    expect(files).toEqual(['bm25/none/breakdown.json', 'bm25/none/metrics.json', 'bm25/none/official.json', 'bm25/none/operating-points.json', 'bm25/none/per-query.jsonl', 'bm25/none/run.trec', 'manifest.json', 'summary.md']);
-    const snapshot = Object.fromEntries(['bm25/none/breakdown.json', 'bm25/none/metrics.json', 'bm25/none/official.json', 'bm25/none/operating-points.json', 'bm25/none/per-query.jsonl', 'bm25/none/run.trec'].map((p) => [p, readFileSync(join(out, p))]));
+    expect(files).toEqual(['bm25/none/breakdown.json', 'bm25/none/metrics.json', 'bm25/none/official.json', 'bm25/none/operating-points.json', 'bm25/none/per-query.jsonl', 'bm25/none/run.trec', 'manifest.json', 'queries.jsonl', 'report.html', 'skills.jsonl', 'summary.md']);
+    const snapshot = Object.fromEntries(['bm25/none/breakdown.json', 'bm25/none/metrics.json', 'bm25/none/official.json', 'bm25/none/operating-points.json', 'bm25/none/per-query.jsonl', 'bm25/none/run.trec', 'queries.jsonl', 'skills.jsonl', 'report.html'].map((p) => [p, readFileSync(join(out, p))]));
 
     const metrics = JSON.parse(readFileSync(join(out, 'bm25/none/metrics.json'), 'utf8'));
     expect(Object.keys(metrics.metrics).slice(0, 15)).toEqual([

@@ -12,6 +12,7 @@ import { runExperiment as runPipeline } from '../pipeline/experiment.js';
 import { stopwatch } from '../pipeline/manifest.js';
 import { formatPlan } from '../pipeline/plan.js';
 import { runDir, writeResults } from '../report/results-folder.js';
+import { writeHtmlReport } from '../report/html/write.js';
 import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
 import { preflight } from '../pipeline/preflight.js';
@@ -53,7 +54,7 @@ export interface ExperimentReport {
   config: string;
   /** The results folder. */
   output: string;
-  /** summary.md, as written. */
+  /** summary.md, as written (report.html is written beside it). */
   summary: string;
   runs: ExperimentRun[];
 }
@@ -140,6 +141,7 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       const total = stopwatch();
       res = await runPipeline(ctx, s.config);
       summary = writeResults(res, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() }, { dir: staged.staging });
+      await writeHtmlReport(staged.staging, s.config.stats);
       const info = staged.commit();
       if (info.removedRuns.length > 0) ctx.log(`output: run folders of an earlier config are gone with the old results (not in this config): ${info.removedRuns.join(', ')}`);
     } catch (e) {

@@ -13,12 +13,16 @@ export interface Skill {
   /** Taxonomy labels, for breakdowns only. */
   major?: string;
   sub?: string;
+  /** Where the skill was published (untrusted text; only an http(s) URL is ever linked). */
+  sourceUrl?: string;
 }
 
 /** One benchmark query. */
 export interface Query {
   id: string;
   text: string;
+  /** The model that wrote the query, when the data says (for slices). */
+  generatorModel?: string;
 }
 
 /** Relevance judgements: query id -> (skill id -> integer grade). Relevant = grade >= 1. */

@@ -180,6 +180,8 @@ async function loadSkills(path: string, skillMdField: string): Promise<LoadedSki
     const sub = optionalString(rec, 'sub', at);
     if (major !== undefined) skill.major = major;
     if (sub !== undefined) skill.sub = sub;
+    // Display-only fields: taken when they are strings, never a reason to refuse the data.
+    if (typeof rec.source_url === 'string' && rec.source_url !== '') skill.sourceUrl = rec.source_url;
     skills.push(skill);
   });
   if (sum.records === 0) throw new UserError(`${where(path)}no skill records (the file is empty)`);
@@ -219,7 +221,8 @@ async function loadQueries(path: string, withGold: boolean): Promise<LoadedQueri
     if (first !== undefined) fail(at, 'id', `duplicate query id ${quoteId(id)} (first on line ${first})`);
     lines.set(id, line);
     const text = requireString(rec, 'query', at);
-    queries.push({ id, text });
+    const generatorModel = typeof rec.generator_model === 'string' && rec.generator_model.trim() !== '' ? rec.generator_model : undefined;
+    queries.push(generatorModel !== undefined ? { id, text, generatorModel } : { id, text });
     if (withGold) {
       const g = goldFromQueryRecord(rec, at);
       if (g !== undefined) {

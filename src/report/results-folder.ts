@@ -1,7 +1,7 @@
 /**
  * The results folder contract:
  *   <output>/<retriever>/<reranker>/{metrics.json, run.trec, per-query.jsonl, breakdown.json, operating-points.json}
- *   <output>/summary.md, <output>/manifest.json
+ *   <output>/summary.md, <output>/manifest.json, <output>/{queries,skills}.jsonl (explorer-files.ts)
  * Every file is written atomically. Everything but manifest.json is a pure
  * function of config + data, so reruns are byte-identical.
  */
@@ -17,6 +17,7 @@ import { trecOrder } from '../metrics/rank.js';
 import { renderSummary } from './summary.js';
 import { breakdownJson, runBreakdowns } from './breakdown.js';
 import { operatingPointsJson } from './operating-points.js';
+import { QUERIES_FILE, queriesJsonl, SKILLS_FILE, skillsJsonl } from './explorer-files.js';
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
 import { paperJson, paperReport } from '../paper/compare.js';
 import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
@@ -193,6 +194,8 @@ export function writeResults(res: ExperimentResult, extras: ManifestExtras, opts
     writeJsonAtomic(join(dir, 'operating-points.json'), operatingPointsJson(r));
     if (i === 0) faultPoint('writing');
   });
+  writeFileAtomic(join(out, QUERIES_FILE), queriesJsonl(res));
+  writeFileAtomic(join(out, SKILLS_FILE), skillsJsonl(res));
   // Whatever a renderer missed, no control character reaches the file (newlines are the format's).
   const summary = escapeControl(renderSummary(res, { releases, breakdowns }));
   writeFileAtomic(join(out, 'summary.md'), summary);

@@ -1,0 +1,160 @@
+/**
+ * `skillret-eval compare <results folder | run folder | per-query.jsonl>…`: the many-system
+ * comparison table (src/comparison/systems.ts) from results files only; never loads a model.
+ *
+ * Checks every flag before reading anything big; refuses runs scored on different queries or qrels
+ * (naming the first difference) unless --common-queries; the metrics are --measures (default: the
+ * NDCG, Recall and Completeness keys of the first run, by k), each must be in every record.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { UserError, where } from '../core/errors.js';
+import { compareSystems, TESTS, type SystemsComparison, type TestName } from '../significance/systems.js';
+import { resolveQuerySet } from '../significance/query-set.js';
+import { collectRuns, type RunFolder } from '../formats/results-reader.js';
+import { CORRECTIONS, type Correction } from '../stats/correction.js';
+import { renderComparisonText } from '../report/systems/text.js';
+import { renderComparisonMarkdown } from '../report/systems/markdown.js';
+import { renderComparisonLatex } from '../report/systems/latex.js';
+import { renderComparisonCsv } from '../report/systems/csv.js';
+import { renderComparisonJsonMany } from '../report/systems/json.js';
+import { writeFileAtomic } from '../util/atomic.js';
+
+export const FORMATS = ['table', 'md', 'latex', 'csv', 'json'] as const;
+export type CompareFormat = (typeof FORMATS)[number];
+
+export interface CompareSystemsOptions {
+  paths: string[];
+  format?: CompareFormat;
+  out?: string;
+  baseline?: string;
+  measures?: string[];
+  test?: TestName;
+  alpha?: number;
+  correction?: Correction;
+  seed?: number;
+  iterations?: number;
+  commonQueries?: boolean;
+  pairs?: 'all';
+  /** Compare runs whose metrics.json name different dataset files anyway (refused otherwise). */
+  allowDifferentData?: boolean;
+}
+
+const MAIN_NAMES = ['NDCG', 'Recall', 'Completeness'];
+
+/** NDCG, Recall, Completeness keys of the first record, grouped by name then k; else every key. */
+function defaultKeys(first: readonly string[]): string[] {
+  const parsed = first.map((k) => ({ k, m: /^([A-Za-z]+)@(\d+)$/.exec(k) })).filter((x) => x.m && MAIN_NAMES.includes(x.m[1]!));
+  if (parsed.length === 0) return [...first];
+  return parsed.sort((a, b) => MAIN_NAMES.indexOf(a.m![1]!) - MAIN_NAMES.indexOf(b.m![1]!) || Number(a.m![2]) - Number(b.m![2])).map((x) => x.k);
+}
+
+function checkKeys(runs: readonly RunFolder[], keys: readonly string[]): void {
+  for (const r of runs) {
+    for (const [qid, rec] of r.records) {
+      for (const k of keys) if (rec.metrics[k] === undefined) throw new UserError(`${where(r.file, r.line.get(qid), `metrics.${k}`)}missing (query ${JSON.stringify(qid)})`);
+    }
+  }
+}
+
+/** UserError when two runs' metrics.json name different dataset files (unless allowed). */
+function checkSameData(runs: readonly RunFolder[], allow: boolean): void {
+  if (allow) return;
+  const filesOf = (r: RunFolder) => (r.metricsJson?.dataset as { files?: { role?: unknown; sha256?: unknown }[] } | undefined)?.files;
+  const ref = runs.find((r) => Array.isArray(filesOf(r)));
+  if (!ref) return;
+  const a = filesOf(ref)!;
+  for (const r of runs) {
+    const b = filesOf(r);
+    if (!Array.isArray(b)) continue;
+    for (const role of [...new Set([...a, ...b].map((f) => String(f.role)))].sort()) {
+      const x = String(a.find((f) => String(f.role) === role)?.sha256 ?? 'none');
+      const y = String(b.find((f) => String(f.role) === role)?.sha256 ?? 'none');
+      if (x !== y) {
+        throw new UserError(`${ref.label} and ${r.label}: the runs are over different dataset files (${role}: sha256 ${x.slice(0, 12)}… vs ${y.slice(0, 12)}…); a paired comparison needs the same data (--allow-different-data to compare anyway)`);
+      }
+    }
+  }
+}
+
+function findBaseline(runs: readonly RunFolder[], name: string | undefined): number {
+  if (name === undefined) return 0;
+  const byLabel = runs.findIndex((r) => r.label === name);
+  if (byLabel >= 0) return byLabel;
+  const abs = resolve(name);
+  const byPath = runs.findIndex((r) => resolve(r.dir) === abs || resolve(r.file) === abs);
+  if (byPath >= 0) return byPath;
+  const suffix = runs.filter((r) => r.label.endsWith(name));
+  if (suffix.length === 1) return runs.indexOf(suffix[0]!);
+  throw new UserError(`--baseline: no compared run is ${JSON.stringify(name)} (runs: ${runs.map((r) => JSON.stringify(r.label)).join(', ')})`);
+}
+
+export interface CheckedOptions {
+  format: CompareFormat;
+  test: TestName;
+  alpha: number;
+  correction: Correction;
+  seed: number;
+  iterations: number;
+}
+
+export function checkCompareOptions(o: CompareSystemsOptions): CheckedOptions {
+  const format = o.format ?? 'table';
+  if (!FORMATS.includes(format)) throw new UserError(`--format: expected one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+  const test = o.test ?? 'randomization';
+  if (!TESTS.includes(test)) throw new UserError(`--test: expected randomization or t, got ${JSON.stringify(test)}`);
+  const correction = o.correction ?? 'holm';
+  if (!CORRECTIONS.includes(correction)) throw new UserError(`--correction: expected one of ${CORRECTIONS.join(', ')}, got ${JSON.stringify(correction)}`);
+  const alpha = o.alpha ?? 0.05;
+  if (!(alpha > 0 && alpha < 1)) throw new UserError(`--alpha: expected a number between 0 and 1, got ${String(alpha)}`);
+  const seed = o.seed ?? 42;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed: expected a non-negative integer, got ${String(seed)}`);
+  const iterations = o.iterations ?? 10_000;
+  if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > 1_000_000) throw new UserError(`--iterations: expected an integer from 1 to 1000000, got ${String(iterations)}`);
+  if (o.pairs !== undefined && o.pairs !== 'all') throw new UserError(`--pairs: expected "all", got ${JSON.stringify(o.pairs)}`);
+  if (o.out !== undefined) {
+    const dir = dirname(resolve(o.out));
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`--out: ${relative('.', dir) || dir}: no such folder`);
+  }
+  return { format, test, alpha, correction, seed, iterations };
+}
+
+/** Reads the runs, checks them, computes the comparison. */
+export async function buildSystemsComparison(o: CompareSystemsOptions, c: CheckedOptions): Promise<{ runs: RunFolder[]; comparison: SystemsComparison }> {
+  const runs = await collectRuns(o.paths);
+  const keys = o.measures ?? defaultKeys(runs[0]!.firstKeys);
+  if (keys.length === 0) throw new UserError(`${runs[0]!.file}: no metric values to compare`);
+  if (new Set(keys).size !== keys.length) throw new UserError(`--measures: a metric given twice in ${keys.join(',')}`);
+  checkKeys(runs, keys);
+  checkSameData(runs, o.allowDifferentData === true);
+  const baseline = findBaseline(runs, o.baseline);
+  const qs = resolveQuerySet(runs, o.commonQueries === true);
+  const mainKey = keys.includes('NDCG@10') ? 'NDCG@10' : keys[0]!;
+  const comparison = compareSystems(runs, qs, { keys, mainKey, baseline, test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, pairs: o.pairs === 'all' });
+  return { runs, comparison };
+}
+
+export function renderSystemsComparison(c: SystemsComparison, format: CompareFormat): string {
+  switch (format) {
+    case 'md':
+      return renderComparisonMarkdown(c);
+    case 'latex':
+      return renderComparisonLatex(c);
+    case 'csv':
+      return renderComparisonCsv(c);
+    case 'json':
+      return renderComparisonJsonMany(c);
+    default:
+      return renderComparisonText(c);
+  }
+}
+
+/** Returns what goes to stdout: the rendering, or (with --out) one line saying where it went. */
+export async function compareSystemsCommand(o: CompareSystemsOptions): Promise<string> {
+  const c = checkCompareOptions(o);
+  const { comparison } = await buildSystemsComparison(o, c);
+  const text = renderSystemsComparison(comparison, c.format);
+  if (o.out === undefined) return text;
+  writeFileAtomic(o.out, text);
+  return `wrote ${o.out} (${comparison.rows.length} runs, ${comparison.queries} queries)\n`;
+}

@@ -1,0 +1,44 @@
+/**
+ * The two results files that let a report show what was asked and what came back without the
+ * dataset: `<output>/queries.jsonl` (each evaluated query's text, generator model and gold ids, in
+ * dataset order) and `<output>/skills.jsonl` (name, taxonomy labels and source URL of every skill
+ * a report shows: each query's gold and each run's top `maxK`, in corpus order). Texts are written as
+ * they are (JSON-escaped); renderers escape them for their medium.
+ */
+import type { ExperimentResult } from '../pipeline/experiment.js';
+import { trecOrder } from '../metrics/rank.js';
+
+export const QUERIES_FILE = 'queries.jsonl';
+export const SKILLS_FILE = 'skills.jsonl';
+
+export function queriesJsonl(res: ExperimentResult): string {
+  const lines: string[] = [];
+  for (const q of res.dataset.queries) {
+    const judged = res.dataset.qrels.get(q.id);
+    if (!judged) continue;
+    const gold = [...judged].filter(([, g]) => g >= 1).map(([id]) => id);
+    lines.push(JSON.stringify({ id: q.id, query: q.text, ...(q.generatorModel !== undefined ? { generator_model: q.generatorModel } : {}), gold }));
+  }
+  return lines.join('\n') + (lines.length ? '\n' : '');
+}
+
+export function skillsJsonl(res: ExperimentResult): string {
+  const maxK = Math.max(...res.config.k);
+  const shown = new Set<string>();
+  for (const judged of res.dataset.qrels.values()) for (const [id, g] of judged) if (g >= 1) shown.add(id);
+  for (const r of res.runs) for (const docs of r.run.values()) for (const d of trecOrder(docs).slice(0, maxK)) shown.add(d.docId);
+  const lines: string[] = [];
+  for (const s of res.dataset.skills) {
+    if (!shown.has(s.id)) continue;
+    lines.push(
+      JSON.stringify({
+        id: s.id,
+        name: s.name,
+        ...(s.major !== undefined ? { major: s.major } : {}),
+        ...(s.sub !== undefined ? { sub: s.sub } : {}),
+        ...(s.sourceUrl !== undefined ? { source_url: s.sourceUrl } : {}),
+      }),
+    );
+  }
+  return lines.join('\n') + (lines.length ? '\n' : '');
+}

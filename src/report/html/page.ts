@@ -1,0 +1,137 @@
+/**
+ * The self-contained report.html: one file with its style, script, data and charts inlined, opened
+ * from disk with no network. A Content-Security-Policy meta tag allows nothing to load (default-src
+ * 'none') and only this page's own script and style, by their SHA-256 hashes, so even injected markup
+ * could neither run nor fetch. Every untrusted text (run labels, query and skill texts, categories,
+ * ids) is HTML-escaped here or set as text by the client script; the explorer data sits in a JSON
+ * data block with `<` escaped. Rendering only: every number arrives in the ReportModel.
+ */
+import { createHash } from 'node:crypto';
+import { formatFixed, formatPercent, formatPercentDelta } from '../../metrics/round.js';
+import { mainTable, methodNotes, type Cell } from '../systems/model.js';
+import { atKSpec, onOffSpec, renderSvg, sliceSpec } from './charts.js';
+import { CLIENT_SCRIPT } from './client.js';
+import type { ReportModel } from './model.js';
+import { STYLE } from './style.js';
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** JSON for a `<script type="application/json">` block: no `<`, `>`, `&` or line separators left raw. */
+export function jsonForScript(v: unknown): string {
+  return JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('base64');
+const pval = (p: number) => (Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
+
+function cellHtml(c: Cell, sortValue?: number): string {
+  const t = escapeHtml(c.text);
+  const marks = (c.marks ?? []).map((m) => (m === 'sig' ? '<sup title="differs from the baseline">*</sup>' : '<sup title="not separable from the best">†</sup>')).join('');
+  const v = sortValue !== undefined && Number.isFinite(sortValue) ? ` data-v="${sortValue}"` : '';
+  return `<td${v}${c.bold ? ' class="best"' : ''}>${c.bold ? `<strong>${t}</strong>` : t}${marks}</td>`;
+}
+
+function comparisonSection(m: ReportModel): string {
+  const c = m.comparison;
+  const t = mainTable(c);
+  const keys = c.settings.keys;
+  const rows = t.rows.map((cells, i) => {
+    const r = c.rows[i]!;
+    const v = r.vsBaseline?.[c.settings.mainKey];
+    const sortVals = [undefined, ...keys.map((k) => r.means[k]), v?.delta, v ? v.wins - v.losses : undefined];
+    return `<tr>${cells.map((cell, j) => (j === 0 ? `<th scope="row">${escapeHtml(cell.text)}</th>` : cellHtml(cell, sortVals[j]))).join('')}</tr>`;
+  });
+  return `<section id="comparison"><h2>Comparison</h2>
+<div class="scroll"><table class="sortable" id="comparison-table"><thead><tr>${t.header.map((h) => `<th scope="col">${escapeHtml(h.text)}</th>`).join('')}</tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div>
+<div class="notes">${methodNotes(c, (s) => s).map((n) => `<p>${escapeHtml(n)}</p>`).join('')}<p>Click a column header to sort.</p></div></section>`;
+}
+
+async function chartsSection(m: ReportModel): Promise<string> {
+  if (m.atK.length === 0) return '';
+  return `<section id="charts"><h2>Metrics at k</h2><figure class="chart" id="chart-at-k">${await renderSvg(atKSpec(m.atK))}</figure></section>`;
+}
+
+async function onOffSection(m: ReportModel): Promise<string> {
+  if (m.onOff.length === 0) return '';
+  const parts: string[] = [];
+  for (const v of m.onOff) {
+    const keys = new Set(m.comparison.settings.keys);
+    const rows = v.metrics
+      .filter((x) => keys.has(x.key))
+      .map((x) => `<tr><th scope="row">${escapeHtml(x.key)}</th><td>${formatPercent(x.base)}</td><td>${formatPercent(x.treated)}</td><td>${formatPercentDelta(x.base, x.treated)}</td><td>${pval(x.pRandomization)}</td><td>${pval(x.pT)}</td></tr>`)
+      .join('');
+    const ceil = Object.entries(v.ceiling).map(([k, x]) => `${escapeHtml(k)} ${formatPercent(x)}`).join(', ');
+    parts.push(`<div class="onoff"><h3>${escapeHtml(v.label)} <span class="muted">vs ${escapeHtml(v.versus)}, depth ${v.depth}</span></h3>
+<p class="counts">By ${escapeHtml(v.key)}: <span class="helped">helped ${v.counts.helped}</span>, <span class="hurt">hurt ${v.counts.hurt}</span>, unchanged ${v.counts.unchanged}. Ceiling (first stage at depth ${v.depth}): ${ceil || '–'}.</p>
+<figure class="chart">${await renderSvg(onOffSpec(v))}</figure>
+<table class="sortable"><thead><tr><th>Metric</th><th>Off</th><th>On</th><th>Δ</th><th>p (rand.)</th><th>p (t)</th></tr></thead><tbody>${rows}</tbody></table></div>`);
+  }
+  return `<section id="onoff"><h2>Reranker on/off</h2><p class="muted">Each reranked run against the same first stage without a reranker, per query (paired); ×100.</p>${parts.join('\n')}</section>`;
+}
+
+function auditSection(m: ReportModel): string {
+  if (m.audits.length === 0) return '';
+  const oks = Object.keys(m.audits[0]!.overlap);
+  const dks = Object.keys(m.audits[0]!.delta).filter((k) => /^(NDCG|Recall|Completeness)@/.test(k));
+  const rows = m.audits
+    .map((a) => `<tr><th scope="row">${escapeHtml(a.label)}</th>${oks.map((k) => `<td>${formatFixed(a.overlap[k] ?? NaN, 4)}</td>`).join('')}${dks.map((k) => `<td>${formatPercentDelta(0, a.delta[k] ?? NaN)}</td>`).join('')}</tr>`)
+    .join('');
+  return `<section id="audit"><h2>HNSW audit (approximate vs exact top-k)</h2>
+<div class="scroll"><table><thead><tr><th>Run</th>${oks.map((k) => `<th>overlap@${escapeHtml(k)}</th>`).join('')}${dks.map((k) => `<th>Δ ${escapeHtml(k)}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table></div></section>`;
+}
+
+async function slicesSection(m: ReportModel): Promise<string> {
+  if (m.slices.length === 0) return '';
+  const parts: string[] = [];
+  for (const s of m.slices) {
+    parts.push(`<div class="slice"><h3>By ${escapeHtml(s.name)}</h3>${s.note ? `<p class="muted">${escapeHtml(s.note)}</p>` : ''}
+<p class="muted">${s.groups.map((g) => `${escapeHtml(g.name)} (${g.queries})`).join(', ')}</p>
+<figure class="chart">${await renderSvg(sliceSpec(s))}</figure></div>`);
+  }
+  return `<section id="slices"><h2>Slices</h2>${parts.join('\n')}</section>`;
+}
+
+function explorerSection(m: ReportModel): string {
+  return `<section id="explorer"><h2>Queries</h2>
+<div class="controls"><label>Show <select id="q-filter"></select></label> <label>Search <input id="q-search" type="search" placeholder="query text, id or skill name"></label> <span id="q-count"></span></div>
+<div id="q-list"></div><button type="button" id="q-more" hidden>Show more</button>
+<script type="application/json" id="explorer-data">${jsonForScript(m.explorer)}</script></section>`;
+}
+
+export async function renderReportHtml(m: ReportModel): Promise<string> {
+  const body = [
+    `<header><h1>${escapeHtml(m.title)}</h1>${m.description ? `<p>${escapeHtml(m.description)}</p>` : ''}<p class="muted">${m.comparison.queries} queries, ${m.comparison.rows.length} runs. Written by skillret-eval from the results files; opens offline.</p>
+<nav><a href="#comparison">Comparison</a> <a href="#charts">Metrics at k</a> <a href="#onoff">Reranker on/off</a> <a href="#audit">HNSW audit</a> <a href="#slices">Slices</a> <a href="#explorer">Queries</a></nav></header>`,
+    comparisonSection(m),
+    await chartsSection(m),
+    await onOffSection(m),
+    auditSection(m),
+    await slicesSection(m),
+    explorerSection(m),
+  ].filter((x) => x !== '');
+  const csp = `default-src 'none'; script-src 'sha256-${sha256(CLIENT_SCRIPT)}'; style-src 'sha256-${sha256(STYLE)}'; img-src 'none'; font-src 'none'; connect-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(m.title)} · skillret-eval report</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${body.join('\n')}
+<script>${CLIENT_SCRIPT}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,30 @@
+/** The report page's style sheet (inlined, allowed by its hash in the CSP; no web fonts). */
+export const STYLE = `
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:1rem 1.5rem;color:#222;line-height:1.4}
+h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2rem}h3{font-size:1rem}h4{font-size:.9rem;margin:.6rem 0 .2rem}
+nav a{margin-right:.8rem}
+table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}th,td{padding:.25rem .5rem;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th[scope=row],thead th:first-child{text-align:left}thead th{border-bottom:2px solid #999}
+thead th button{font:inherit;font-weight:600;background:none;border:0;cursor:pointer;padding:0}
+th[aria-sort=ascending] button::after{content:" ▲"}th[aria-sort=descending] button::after{content:" ▼"}
+td.best{background:#eef6ee}sup{color:#a33}
+.notes p,.muted{color:#666;font-size:.85rem;margin:.2rem 0}
+div.scroll{overflow-x:auto}
+figure.chart{margin:.5rem 0;overflow-x:auto}
+.helped{color:#17702b}.hurt{color:#a33}
+.controls{display:flex;gap:1rem;align-items:center;flex-wrap:wrap;margin:.5rem 0}
+#q-search{width:22rem}
+details.query{border:1px solid #ddd;border-radius:4px;margin:.4rem 0;padding:.3rem .6rem}
+details.query summary{cursor:pointer}
+.qid{font-family:ui-monospace,monospace;font-weight:600;margin-right:.5rem}
+.badge{display:inline-block;background:#eef;border-radius:3px;padding:0 .3rem;margin-right:.3rem;font-size:.8rem}
+.badge.failed{background:#fdd}
+.qtext-short{color:#555;font-size:.85rem}
+.qtext{white-space:pre-wrap;background:#fafafa;padding:.4rem;border-left:3px solid #ccc}
+.sid{font-family:ui-monospace,monospace;color:#888;font-size:.75rem}
+.rawurl{color:#888;font-size:.8rem;word-break:break-all}
+.runs{display:flex;gap:1rem;flex-wrap:wrap}.run{flex:1 1 300px}
+ol.ranked{font-size:.85rem;padding-left:1.6rem;margin:.2rem 0}
+ol.ranked li.hit{font-weight:600;color:#17702b}
+.goldmark{color:#b8860b}
+`;

@@ -1,0 +1,36 @@
+/** Plain-text (terminal) rendering of a SystemsComparison: aligned columns, bold as **x**. */
+import type { SystemsComparison } from '../../significance/systems.js';
+import { deltaTable, mainTable, methodNotes, pairsTable, type Cell, type TableModel } from './model.js';
+
+/** Control characters of untrusted text shown as \uXXXX, so a label cannot drive the terminal. */
+export function escapeTerminal(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function cellText(c: Cell): string {
+  const t = c.untrusted ? escapeTerminal(c.text) : c.text;
+  const marks = (c.marks ?? []).map((m) => (m === 'sig' ? '*' : '†')).join('');
+  return (c.bold ? `**${t}**` : t) + marks;
+}
+
+export function renderTextTable(t: TableModel): string[] {
+  const grid = [t.header.map(cellText), ...t.rows.map((r) => r.map(cellText))];
+  const widths = t.align.map((_, j) => Math.max(...grid.map((r) => [...(r[j] ?? '')].length)));
+  return grid.map((r) =>
+    r
+      .map((cell, j) => {
+        const pad = ' '.repeat(widths[j]! - [...cell].length);
+        return t.align[j] === 'l' ? cell + pad : pad + cell;
+      })
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+export function renderComparisonText(c: SystemsComparison): string {
+  const out = [...renderTextTable(mainTable(c)), '', ...methodNotes(c, escapeTerminal)];
+  if (c.rows.length > 1) out.push('', `Δ against the baseline (points ×100; p corrected):`, ...renderTextTable(deltaTable(c)));
+  const p = pairsTable(c);
+  if (p) out.push('', `All pairs (${p.header[0]!.text}):`, ...renderTextTable(p), '', ...p.notes);
+  return out.join('\n') + '\n';
+}

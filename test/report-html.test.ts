@@ -1,0 +1,91 @@
+/**
+ * report.html built in Node from small hand-made results folders (no browser): escaping of every
+ * untrusted text, the CSP, the explorer data block, safe links, determinism and the command's flags.
+ * The browser behaviour is test/report-browser.test.ts.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportCommand } from '../src/commands/report.js';
+import { jsonForScript } from '../src/report/html/page.js';
+import { safeHttpUrl } from '../src/report/html/model.js';
+import { userError } from './helpers/cli.js';
+
+let root: string;
+const EVIL = '<script>alert(1)</script>';
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'report-html-'));
+  const exp = join(root, 'exp');
+  const run = (ret: string, rr: string, vals: number[], extra: Record<string, unknown> = {}) => {
+    const dir = join(exp, ret, rr);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'per-query.jsonl'),
+      vals.map((v, i) => JSON.stringify({ id: `q${i}`, metrics: { 'NDCG@10': v, 'Recall@10': v }, gold: ['s1'], retrieved: v > 0 ? ['s1', 's2'] : ['s2', 's1'], ...(rr !== 'none' ? { vs_none: { 'NDCG@10': v - 0.5 } } : {}) })).join('\n') + '\n',
+    );
+    writeFileSync(join(dir, 'metrics.json'), JSON.stringify({ experiment: 'exp', retriever: ret, reranker: rr, ...extra }));
+    writeFileSync(join(dir, 'breakdown.json'), JSON.stringify({ by: 'major', groups: { [EVIL]: { queries: 2, metrics: { 'NDCG@10': 0.5 } }, Other: { queries: 2, metrics: { 'NDCG@10': 0.25 } } } }));
+  };
+  run('bm25', 'none', [1, 0.5, 0, 0.5]);
+  run('bm25', 'rr', [1, 1, 0.5, 0], { reranking: { depth: 20, versus: 'bm25/none', ceiling: { 'Recall@20': 1 }, attribution: { primaryKey: 'NDCG@10', counts: { helped: 2, hurt: 1, unchanged: 1 }, metrics: { 'NDCG@10': { base: 0.5, treated: 0.625, randomization: { pValue: 0.5 }, tTest: { pValue: 0.4 } } } } } });
+  writeFileSync(join(exp, 'manifest.json'), JSON.stringify({ config: { resolved: { name: 'exp', description: `desc ${EVIL}` } }, runs: [{ dir: 'bm25/none' }, { dir: 'bm25/rr' }] }));
+  writeFileSync(join(exp, 'queries.jsonl'), ['q0', 'q1', 'q2', 'q3'].map((id) => JSON.stringify({ id, query: `text of ${id} ${EVIL} </script><script>alert(2)</script>`, gold: ['s1'] })).join('\n') + '\n');
+  writeFileSync(
+    join(exp, 'skills.jsonl'),
+    [
+      JSON.stringify({ id: 's1', name: `one ${EVIL}`, major: EVIL, source_url: 'javascript:alert(3)' }),
+      JSON.stringify({ id: 's2', name: 'two', source_url: 'https://example.org/two' }),
+    ].join('\n') + '\n',
+  );
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('report.html', () => {
+  it('writes <folder>/report.html: escaped texts, CSP hashes that match, JSON block without raw <', async () => {
+    const msg = await reportCommand({ paths: [join(root, 'exp')], iterations: 200 });
+    const file = join(root, 'exp', 'report.html');
+    expect(msg).toBe(`wrote ${file} (2 runs, 4 queries)\n`);
+    const html = readFileSync(file, 'utf8');
+    expect(html).not.toContain(EVIL);
+    expect(html).toContain('desc &lt;script&gt;alert(1)&lt;/script&gt;');
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    expect(scripts).toHaveLength(1);
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+    const hash = (s: string) => createHash('sha256').update(s).digest('base64');
+    expect(html).toContain(`script-src 'sha256-${hash(scripts[0]!)}'`);
+    expect(html).toContain(`style-src 'sha256-${hash(style)}'`);
+    const block = /<script type="application\/json" id="explorer-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
+    expect(block).not.toMatch(/[<>]/);
+    const data = JSON.parse(block);
+    expect(data.queries[0].text).toContain('</script><script>alert(2)</script>');
+    expect(data.skills.s1).toMatchObject({ url: null, rawUrl: 'javascript:alert(3)' });
+    expect(data.skills.s2.url).toBe('https://example.org/two');
+    expect(data.runs).toEqual([{ label: 'bm25/none', reranked: false }, { label: 'bm25/rr', reranked: true }]);
+    expect(data.queries[2].runs[0]).toMatchObject({ goldRanks: [2], failed: false, valueText: '0.00' });
+    expect(html).toContain('helped 2</span>, <span class="hurt">hurt 1</span>');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; (2)');
+    expect(html.match(/<svg/g)!.length).toBeGreaterThanOrEqual(3);
+    // Same inputs, same bytes.
+    await reportCommand({ paths: [join(root, 'exp')], iterations: 200, out: join(root, 'again.html') });
+    expect(readFileSync(join(root, 'again.html'), 'utf8')).toBe(html);
+  });
+
+  it('safe links: only http(s)', () => {
+    expect(safeHttpUrl('https://a.example/x?y=<1>')).toBe('https://a.example/x?y=%3C1%3E');
+    for (const u of ['javascript:alert(1)', ' javascript:x', 'JAVASCRIPT:x', 'data:text/html,x', '//evil.example', 'ftp://x', 'http//x', undefined]) expect(safeHttpUrl(u)).toBeNull();
+  });
+
+  it('jsonForScript leaves no way out of the data block', () => {
+    const s = jsonForScript({ a: '</script><!-- \u2028 & >' });
+    expect(s).not.toMatch(/[<>&\u2028]/);
+    expect(JSON.parse(s)).toEqual({ a: '</script><!-- \u2028 & >' });
+  });
+
+  it('bad input: one line', async () => {
+    expect(await userError(reportCommand({ paths: [join(root, 'exp', 'bm25', 'none'), join(root, 'exp', 'bm25', 'rr')] }))).toContain('--out: required');
+    expect(await userError(reportCommand({ paths: [join(root, 'nope')] }))).toContain('no such results folder');
+    expect(await userError(reportCommand({ paths: [join(root, 'exp')], out: join(root, 'no', 'r.html') }))).toContain('--out');
+  });
+});
