@@ -51,14 +51,14 @@ describe('every model of the published tables has a preset', () => {
   it.each([...embedIds].sort())('embedder %s', (id) => {
     const p = findEmbedderPreset(id);
     expect(p, id).toBeDefined();
-    expect(p!.source).toMatch(/skillret-protocol\.md section 2/);
+    expect(p!.source).toMatch(/docs\/protocol\.md §2/);
     // Either an ONNX export to load, or the command that makes one (or a stated reason it cannot run here).
     expect(p!.hubId !== null || p!.exportCommand !== null || p!.unsupported !== undefined).toBe(true);
   });
   it.each([...rerankIds].sort())('reranker %s', (id) => {
     const p = findRerankerPreset(id);
     expect(p, id).toBeDefined();
-    expect(p!.source).toMatch(/skillret-protocol\.md section 5/);
+    expect(p!.source).toMatch(/docs\/protocol\.md §5/);
     expect(p!.hubId !== null || p!.exportCommand !== undefined).toBe(true);
   });
   it('covers all 18 embedders and 6 rerankers, and review names map to the same presets (rule 3)', () => {

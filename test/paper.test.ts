@@ -11,7 +11,7 @@ import { main } from '../src/cli.js';
 import { paperCommand } from '../src/commands/paper.js';
 import type { SkillretRelease } from '../src/data/hub.js';
 import { SKILLRET_RELEASES } from '../src/data/hub.js';
-import { paperReport } from '../src/paper/compare.js';
+import { paperReport } from '../src/paper/published-vs-measured.js';
 import { matchPinnedRelease } from '../src/paper/release-match.js';
 import { findPaperRow, findPaperRows, paperResultsPath, parsePaperResults, publishedMetrics, paperTables } from '../src/paper/results.js';
 import { parseConfig } from '../src/pipeline/config.js';

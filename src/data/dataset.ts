@@ -1,6 +1,6 @@
 /**
  * Loads a SkillRet dataset folder `<dir>/{skills,queries,qrels}/<split>.jsonl` with the official
- * evaluation's fallbacks (protocol section 1), validating every record, and reports each file's
+ * evaluation's fallbacks (docs/protocol.md §1), validating every record, and reports each file's
  * bytes and SHA-256.
  *
  * - Skills: `id` (non-empty string, unique), `name` / `description` strings (missing or null = ""),

@@ -1,7 +1,7 @@
 /**
  * Downloads a dataset split from the Hugging Face hub into the cache, laid out as a dataset folder
  * (`<cacheDir>/datasets/<owner>/<name>/<revision>/{skills,queries,qrels}/<split>.jsonl`), and the pinned
- * SkillRet releases (protocol section 1).
+ * SkillRet releases (docs/protocol.md §1).
  *
  * - The revision must be pinned: a 40-hex commit or a tag; branch heads (main, master, HEAD) are refused.
  * - Files are downloaded by `downloadResumable` (download.ts): retried with backoff on dropped

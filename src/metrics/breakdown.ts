@@ -9,7 +9,7 @@
  *   the first judgement with the query's highest relevance grade, in judgement order. Judgement order
  *   is the qrels file order (or the `labels` / `skill_ids` order without a qrels file); in the
  *   published data every grade is 1 and the qrels rows follow `skill_ids`, whose first entry is the
- *   primary skill (protocol section 1). With graded qrels the seed skill (grade 2) is the primary one.
+ *   primary skill (docs/protocol.md §1). With graded qrels the seed skill (grade 2) is the primary one.
  *   No relevant judgement, a skill outside the corpus, or a missing/blank label → `(unlabelled)`.
  *   (The paper's own multi-gold attribution rule is not stated; this is one rule, applied consistently.)
  */

@@ -2,7 +2,7 @@
  * Scores a run against qrels: per-query values first (trec_eval `-q`), then the mean as a fold
  * (`aggregate`), plus counts of everything that was skipped or is worth a warning.
  *
- * Rules (trec_eval defaults, protocol section 6):
+ * Rules (trec_eval defaults, docs/protocol.md §6):
  * - A query is evaluated when it is in both the qrels and the run. A query of the run that is empty
  *   (ran, retrieved nothing) is evaluated and scores 0 everywhere.
  * - A qrels query absent from the run is skipped (not averaged as 0): `counts.missingFromRun`.
@@ -14,7 +14,7 @@
  * - Each ranking is re-ordered by trec_eval's rule (rank.ts); a doc id twice in one evaluated
  *   ranking, or a non-finite score, is a UserError (trec_eval refuses duplicates too).
  * - A doc id equal to its query id is scored like any other document (trec_eval does; BEIR would
- *   drop it silently) and reported in `counts.queryIdAsDoc` so it is never silent (protocol rule 9).
+ *   drop it silently) and reported in `counts.queryIdAsDoc` so it is never silent (docs/protocol.md §7 rule 9).
  */
 import { UserError } from '../core/errors.js';
 import type { Qrels, Run, ScoredDoc } from '../core/types.js';

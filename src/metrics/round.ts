@@ -1,5 +1,5 @@
 /**
- * Python-exact rounding and fixed-point formatting (protocol rule 11).
+ * Python-exact rounding and fixed-point formatting (docs/protocol.md §7 rule 11).
  *
  * Python rounds the EXACT binary value of a double, correctly, with exact ties going to the even
  * digit: `round(0.125, 2) == 0.12`, `f"{2.675:.2f}" == "2.67"` (2.675 is stored as 2.67499999...).

@@ -1,12 +1,12 @@
 /**
  * Dense embedder presets: every embedder of the paper's tables (paper-results.json), with the
- * protocol's exact prompts (skillret-protocol.md section 2, byte for byte), pooling,
+ * protocol's exact prompts (docs/protocol.md §2, byte for byte), pooling,
  * normalisation and token limit, plus the bundled static GloVe baseline.
  *
  * `paperModel` is the id the paper evaluated; `hubId` is the ONNX export loaded here (same
  * weights, converted) or null when none is published: then `exportCommand` is the exact command
  * that makes one (printed by `models list` and by the error when the model is missing). Names
- * are matched explicitly (protocol rule 3): a preset is found by its own name, its `hubId`, its
+ * are matched explicitly (docs/protocol.md §7 rule 3): a preset is found by its own name, its `hubId`, its
  * `paperModel` or one of its `aliases` (the review-copy names), never by substring.
  *
  * Where the protocol says a setting is the model's own ("model's" pooling, "own" prompt), the
@@ -82,7 +82,7 @@ export const KALM_QUERY_PREFIX = 'Instruct: Given a query, retrieve documents th
 /** NV-Embed-v1's query instruction (passed as `instruction=`, documents get ""). */
 export const NV_EMBED_INSTRUCTION = 'Instruct: Given a question, retrieve passages that answer the question\nQuery: ';
 
-const ROW = (row: string) => `skillret-protocol.md section 2, table row "${row}"`;
+const ROW = (row: string) => `docs/protocol.md §2, table row "${row}"`;
 
 /**
  * The commands that turn a checkpoint into an ONNX folder this tool loads: optimum's export of the

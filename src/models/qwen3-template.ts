@@ -1,5 +1,5 @@
 /**
- * The Qwen3-Reranker prompt (SkillRet protocol section 5), as exact strings, and the yes/no
+ * The Qwen3-Reranker prompt (docs/protocol.md §5), as exact strings, and the yes/no
  * scoring rule. Pure: no tokenizer, no model.
  *
  * Model input = prefix + body + suffix, where

@@ -4,7 +4,7 @@
  * that none is known), and the exact protocol settings: template, instruction, token limit.
  *
  * A preset is found by its name, by the original model id (e.g. `Qwen/Qwen3-Reranker-0.6B`) or
- * by its ONNX export id; matching is exact (never by substring: protocol rule 3).
+ * by its ONNX export id; matching is exact (never by substring: docs/protocol.md §7 rule 3).
  */
 import { SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION, type Qwen3Template } from './qwen3-template.js';
 
@@ -63,7 +63,7 @@ function exportHint(source: string, name: string): string {
   return `no ONNX export of ${source} in transformers.js layout is published; make it with: ${rerankerExportCommand(source, name)} (or set the reranker's model to a folder holding one)`;
 }
 
-const P5 = 'skillret-protocol.md section 5';
+const P5 = 'docs/protocol.md §5';
 
 export const RERANKER_PRESETS: readonly RerankerPreset[] = [
   {

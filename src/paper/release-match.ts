@@ -1,6 +1,6 @@
 /**
  * Whether a loaded dataset is a pinned SkillRet release, by content: the published numbers apply
- * only to the exact pinned files (protocol section 1 and rule 1).
+ * only to the exact pinned files (docs/protocol.md §1 and §7 rule 1).
  *
  * Rule: the dataset's skills and queries files must have the SHA-256 of one release's split, and
  * its qrels file, when there is one, must too (without a qrels file the gold comes from the queries'

@@ -10,7 +10,7 @@
  * paper Tables 6 and 16 one decimal, the BM25 golden dict three). Table ids, splits and column names
  * are the file's own. v1.0 and v1.1 are different test splits: never compare their numbers.
  *
- * Model names are matched explicitly (protocol rule 3): a name matches a row or first stage when it
+ * Model names are matched explicitly (docs/protocol.md §7 rule 3): a name matches a row or first stage when it
  * equals, ignoring case, its paper name (`model`), its public hub id (`hf_id`) or its review-copy id
  * (`hf_review_id`); never by substring.
  */

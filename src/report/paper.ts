@@ -1,11 +1,11 @@
 /**
  * The "Published results (paper, <version>)" section of summary.md: each run that has a published
- * counterpart, its value, the published value and the difference (src/paper/compare.ts), or one line
+ * counterpart, its value, the published value and the difference (src/paper/published-vs-measured.ts), or one line
  * saying the published numbers do not apply when the dataset is not a pinned release.
  */
 import type { SkillretRelease } from '../data/hub.js';
 import { formatFixed, formatPercent } from '../metrics/round.js';
-import type { PaperReport } from '../paper/compare.js';
+import type { PaperReport } from '../paper/published-vs-measured.js';
 import { escapeMd, mdTable } from './markdown.js';
 
 const signed = (x: number) => {

@@ -19,7 +19,7 @@ import { breakdownJson, runBreakdowns } from './breakdown.js';
 import { operatingPointsJson } from './operating-points.js';
 import { QUERIES_FILE, queriesJsonl, SKILLS_FILE, skillsJsonl } from './explorer-files.js';
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
-import { paperJson, paperReport } from '../paper/compare.js';
+import { paperJson, paperReport } from '../paper/published-vs-measured.js';
 import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 
@@ -44,7 +44,7 @@ function docsNotInCorpus(res: ExperimentResult, retriever: string): { docs_not_i
 /**
  * The metrics.json object of one run. A `paper` block (published values and deltas, percent) is added
  * only when the dataset is one of `releases` (default: the pinned SkillRet releases) and the run has
- * a published counterpart (src/paper/compare.ts).
+ * a published counterpart (src/paper/published-vs-measured.ts).
  */
 export function metricsJson(res: ExperimentResult, r: RunResult, releases: readonly SkillretRelease[] = SKILLRET_RELEASES): Record<string, unknown> {
   const e = r.evaluation;

@@ -11,7 +11,7 @@ import { relative } from 'node:path';
 import { escapeMd, mdTable } from './markdown.js';
 import { formatPercent, formatFixed, formatPercentDelta, formatSignedPercent } from '../metrics/round.js';
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
-import { paperReport } from '../paper/compare.js';
+import { paperReport } from '../paper/published-vs-measured.js';
 import { renderPaperSection } from './paper.js';
 import { renderBreakdownSection, runBreakdowns, type RunBreakdown } from './breakdown.js';
 import { renderStrategySection, runName } from './strategies.js';

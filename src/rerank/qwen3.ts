@@ -1,6 +1,6 @@
 /**
  * Qwen3-Reranker yes/no scorer (Qwen3-Reranker 0.6B/4B/8B, SkillRet-Reranker, SkillRouter-Reranker)
- * on transformers.js AutoModelForCausalLM, exactly as SkillRet protocol section 5:
+ * on transformers.js AutoModelForCausalLM, exactly as docs/protocol.md §5:
  *  - prefix and suffix tokenised without special tokens (once);
  *  - body (qwen3-template.ts) tokenised without special tokens, tail cut to
  *    maxTokens - len(prefix) - len(suffix);

@@ -2,7 +2,7 @@
  * The second stage: `createReranker` (spec → loaded, cached reranker) and `rerankRun` (first-stage
  * run → reranked run).
  *
- * Pool semantics (SkillRet protocol section 5): per query, the first `depth` first-stage
+ * Pool semantics (docs/protocol.md §5): per query, the first `depth` first-stage
  * candidates in trec_eval order (score desc, doc id desc); candidates whose id is not in the
  * corpus are then skipped (and counted); a query without candidates gets an empty list. The
  * reranked list holds only the pool, each candidate with the reranker's score (no fusion).

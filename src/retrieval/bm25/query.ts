@@ -94,7 +94,7 @@ export interface Bm25Stats extends Bm25QueryStats {
   indexMs: number;
 }
 
-/** Builds the index over `docTexts` (document text per protocol section 2) and runs `queries`. */
+/** Builds the index over `docTexts` (document text per docs/protocol.md §2) and runs `queries`. */
 export function bm25Retrieve(
   docIds: readonly string[],
   docTexts: readonly string[],

@@ -26,7 +26,7 @@ import { faultPoint } from '../../util/fault.js';
 
 export interface Bm25StageInput {
   docIds: readonly string[];
-  /** Document text per protocol section 2 (name | description | skill_md, trimmed). */
+  /** Document text per docs/protocol.md §2 (name | description | skill_md, trimmed). */
   docTexts: readonly string[];
   queries: readonly Query[];
   k: number;
@@ -177,7 +177,7 @@ async function queryOnPool(
   }
 }
 
-/** A document of the first stage (text per protocol section 2). */
+/** A document of the first stage (text per docs/protocol.md §2). */
 export interface Bm25Doc {
   id: string;
   text: string;

@@ -3,7 +3,7 @@
  *
  * Config key = sha256 of (format, model file sha256, tokenizer sha256, dtype, pooling,
  * normalisation, role, prefix, effective max tokens); per-text key = sha256(config key, text).
- * So any change of model bytes, settings, prompt or text misses (protocol rule 8).
+ * So any change of model bytes, settings, prompt or text misses (docs/protocol.md §7 rule 8).
  * For a remote embedding server the model bytes are unknown: its config key covers the API,
  * the model name, the model id and revision the server reports, role, prefix and
  * normalisation instead (`remoteEmbeddingConfigKey`; not the URL, so a moved server keeps its cache).

@@ -1,5 +1,5 @@
 /**
- * Exact brute-force inner-product top-k over float32 vectors (protocol section 3).
+ * Exact brute-force inner-product top-k over float32 vectors (docs/protocol.md §3).
  *
  * Each score is the inner product accumulated in double precision and rounded once to float32
  * (`Math.fround`): deterministic, independent of blocking, and within an ulp or so of the
