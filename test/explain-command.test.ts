@@ -83,6 +83,12 @@ describe('explain (BM25, hand-built corpus)', () => {
     const summary = JSON.parse(readFileSync(join(dir, 'out/bm25/none/explain.json'), 'utf8'));
     expect(summary).toMatchObject({ run: 'bm25/none', queries: 1, gold_pairs: 1, scored_texts: 3 + 6 });
     expect(summary.concentration.top2.mean).toBe(1);
+    // The HTML report of the folder shows the highlighted sentences once explain.jsonl exists.
+    const rep = await runCli(['report', join(dir, 'out')]);
+    expect(rep.code).toBe(0);
+    const html = readFileSync(join(dir, 'out/report.html'), 'utf8');
+    expect(html).toContain('<section id="explain">');
+    expect(html).toMatch(/<span class="imp imp-[45]" title="[^"]*">Cat\.<\/span>/);
   });
 
   it('repeats write the same bytes', async () => {

@@ -102,6 +102,8 @@ rerankers:
     const first = op.top_k.find((p) => p.completeness >= op.target_completeness - 1e-9)?.k ?? null;
     expect(op.min_k).toBe(first);
     expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain('## Operating points for skill injection');
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    for (const id of ['chart-injection-k', 'chart-injection-budget', 'chart-injection-threshold']) expect(html).toContain(`id="${id}"`);
   });
 });
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { UserError, where } from '../../core/errors.js';
 import { collectRuns, readManifest, type RunFolder } from '../../formats/results-reader.js';
 import { QUERIES_FILE, SKILLS_FILE } from '../explorer-files.js';
+import { readInsight, type RunInsightFiles } from './insight.js';
 
 export interface QueryInfo {
   id: string;
@@ -30,6 +31,8 @@ export interface SkillInfo {
 export interface ReportRun extends RunFolder {
   /** Its breakdown.json, when present. */
   breakdown?: Record<string, unknown>;
+  /** Its operating-points.json and explain.jsonl, when present (insight.ts). */
+  insight?: RunInsightFiles;
 }
 
 export interface ReportInput {
@@ -64,6 +67,7 @@ export async function readReportInput(paths: readonly string[]): Promise<ReportI
   const folders: ReportInput['folders'] = [];
   const seen = new Set<string>();
   for (const r of runs) {
+    r.insight = readInsight(r.label, r.dir);
     const bf = join(r.dir, 'breakdown.json');
     if (existsSync(bf)) {
       const v = JSON.parse(await readFile(bf, 'utf8')) as unknown;

@@ -4,7 +4,7 @@
  * erasure (explain.jsonl). `readInsight` reads them; `injectionViews` / `explainViews` are the
  * values the page renders (curves, and the highlighted-sentence view); `explainSectionHtml` renders
  * the highlighted sentences with every text HTML-escaped and the importance as a class (imp-0 …
- * imp-5), so the page's CSP needs no inline style.
+ * imp-5, styled in style.ts), so the page's CSP needs no inline style.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -152,8 +152,3 @@ export function explainSectionHtml(views: readonly ExplainView[], skillName: (id
   return `<section id="explain"><h2>Where the signal is (sentence erasure)</h2><p class="muted">From <code>skillret-eval explain</code>: each sentence shaded by its share of the gold skill's score drop when it is removed (darker = more of the match). Hover a sentence for its numbers.</p>${parts.join('\n')}</section>`;
 }
 
-/** Style rules of the highlight classes (appended to the page's style sheet). */
-export const INSIGHT_STYLE = `
-.imp{border-radius:2px;padding:0 .1rem}.imp-0{background:none}.imp-1{background:#fff4cc}.imp-2{background:#ffe699}.imp-3{background:#ffd34d}.imp-4{background:#ffbf00}.imp-5{background:#ff9900}
-.explain-gold{margin:.4rem 0}
-`;

@@ -9,6 +9,7 @@ import { resolveQuerySet } from '../../significance/query-set.js';
 import type { Correction } from '../../stats/correction.js';
 import { formatPercent, formatSignedPercent } from '../../metrics/round.js';
 import type { ReportInput, ReportRun } from './input.js';
+import { explainViews, injectionViews, type ExplainView, type InjectionView } from './insight.js';
 
 export interface ReportOptions {
   test: TestName;
@@ -78,6 +79,10 @@ export interface ReportModel {
   audits: AuditView[];
   slices: SliceView[];
   explorer: ExplorerData;
+  /** Injection operating-point curves of the runs that have them. */
+  injection: InjectionView[];
+  /** Sentence erasure of the runs `explain` was run on. */
+  explain: ExplainView[];
 }
 
 /** An http(s) URL that is safe to put in href, or null (javascript:, data:, relative, malformed …). */
@@ -236,5 +241,7 @@ export function buildReportModel(input: ReportInput, o: ReportOptions): ReportMo
     audits,
     slices,
     explorer,
+    injection: injectionViews(runs.flatMap((r) => (r.insight ? [r.insight] : []))),
+    explain: explainViews(runs.flatMap((r) => (r.insight ? [r.insight] : []))),
   };
 }

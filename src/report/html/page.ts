@@ -13,6 +13,8 @@ import { atKSpec, onOffSpec, renderSvg, sliceSpec } from './charts.js';
 import { CLIENT_SCRIPT } from './client.js';
 import type { ReportModel } from './model.js';
 import { STYLE } from './style.js';
+import { explainSectionHtml } from './insight.js';
+import { budgetCurveSpec, thresholdCurveSpec, topKCurveSpec } from './insight-charts.js';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -99,6 +101,19 @@ async function slicesSection(m: ReportModel): Promise<string> {
   return `<section id="slices"><h2>Slices</h2>${parts.join('\n')}</section>`;
 }
 
+async function injectionSection(m: ReportModel): Promise<string> {
+  if (m.injection.length === 0) return '';
+  const target = m.injection[0]!.target;
+  const rows = m.injection
+    .map((v) => `<tr><th scope="row">${escapeHtml(v.label)}</th><td>${v.minK ?? 'not reached'}</td><td>${v.minBudget ?? 'not reached'}</td></tr>`)
+    .join('');
+  return `<section id="injection"><h2>Operating points for skill injection</h2><p class="muted">Completeness (every gold skill injected) when an agent injects the top-K skills, skills within a context budget (cl100k_base tokens of SKILL.md, in rank order while they fit), or skills above a score threshold; from each run's operating-points.json.</p>
+<figure class="chart" id="chart-injection-k">${await renderSvg(topKCurveSpec(m.injection))}</figure>
+<figure class="chart" id="chart-injection-budget">${await renderSvg(budgetCurveSpec(m.injection))}</figure>
+<figure class="chart" id="chart-injection-threshold">${await renderSvg(thresholdCurveSpec(m.injection))}</figure>
+<table class="sortable"><thead><tr><th>Run</th><th>Smallest K for ${formatFixed(100 * target, 0)}%</th><th>Smallest budget for ${formatFixed(100 * target, 0)}%</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+}
+
 function explorerSection(m: ReportModel): string {
   return `<section id="explorer"><h2>Queries</h2>
 <div class="controls"><label>Show <select id="q-filter"></select></label> <label>Search <input id="q-search" type="search" placeholder="query text, id or skill name"></label> <span id="q-count"></span></div>
@@ -109,12 +124,14 @@ function explorerSection(m: ReportModel): string {
 export async function renderReportHtml(m: ReportModel): Promise<string> {
   const body = [
     `<header><h1>${escapeHtml(m.title)}</h1>${m.description ? `<p>${escapeHtml(m.description)}</p>` : ''}<p class="muted">${m.comparison.queries} queries, ${m.comparison.rows.length} runs. Written by skillret-eval from the results files; opens offline.</p>
-<nav><a href="#comparison">Comparison</a> <a href="#charts">Metrics at k</a> <a href="#onoff">Reranker on/off</a> <a href="#audit">HNSW audit</a> <a href="#slices">Slices</a> <a href="#explorer">Queries</a></nav></header>`,
+<nav><a href="#comparison">Comparison</a> <a href="#charts">Metrics at k</a> <a href="#onoff">Reranker on/off</a> <a href="#audit">HNSW audit</a> <a href="#slices">Slices</a> <a href="#injection">Skill injection</a> <a href="#explain">Signal</a> <a href="#explorer">Queries</a></nav></header>`,
     comparisonSection(m),
     await chartsSection(m),
     await onOffSection(m),
     auditSection(m),
     await slicesSection(m),
+    await injectionSection(m),
+    explainSectionHtml(m.explain, (id) => m.explorer.skills[id]?.name ?? ''),
     explorerSection(m),
   ].filter((x) => x !== '');
   const csp = `default-src 'none'; script-src 'sha256-${sha256(CLIENT_SCRIPT)}'; style-src 'sha256-${sha256(STYLE)}'; img-src 'none'; font-src 'none'; connect-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'`;

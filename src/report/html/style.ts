@@ -27,4 +27,6 @@ details.query summary{cursor:pointer}
 ol.ranked{font-size:.85rem;padding-left:1.6rem;margin:.2rem 0}
 ol.ranked li.hit{font-weight:600;color:#17702b}
 .goldmark{color:#b8860b}
+.imp{border-radius:2px;padding:0 .1rem}.imp-0{background:none}.imp-1{background:#fff4cc}.imp-2{background:#ffe699}.imp-3{background:#ffd34d}.imp-4{background:#ffbf00}.imp-5{background:#ff9900}
+.explain-gold{margin:.4rem 0}
 `;
