@@ -4,7 +4,7 @@
  * its stack trace (exit 1).
  */
 import { Command, CommanderError, Option } from 'commander';
-import { isUserError, UserError } from './core/errors.js';
+import { CheckFailure, isUserError, UserError } from './core/errors.js';
 import { escapeControl } from './util/terminal-text.js';
 import { packageInfo } from './pipeline/manifest.js';
 import type { CompareCliOptions } from './commands/compare-cli.js';
@@ -105,10 +105,14 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--allow-different-data', 'compare runs whose metrics.json name different dataset files (refused otherwise)')
     .option('--common-queries', 'compare on the queries every run shares (with the same judgements) instead of refusing')
     .addOption(new Option('--pairs <which>', 'also every pairwise comparison on the main metric, as a matrix').choices(['all']))
+    .option('--paper', "list the whole published tables the runs' published counterparts belong to, with the reproduced rows and their verdicts")
+    .option('--check', 'exit with code 1 when any paper-reproduction verdict is FAIL')
+    .option('--ok-within <points>', 'verdict OK when |Δ| ≤ this many points (default 0.05)', parseFloatOpt('--ok-within'))
+    .option('--close-within <points>', 'verdict close when |Δ| ≤ this many points (default 1.0)', parseFloatOpt('--close-within'))
     .action(async (paths: string[], opts: CompareCliOptions, cmd: Command) => {
       const { compareCli } = await import('./commands/compare-cli.js');
       const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
-      write(await compareCli(paths, opts, given));
+      await compareCli(paths, opts, given, write);
     });
 
   program
@@ -218,6 +222,10 @@ export async function main(argv: string[], rawWrite: (s: string) => void = (s) =
     if (isUserError(e)) {
       process.stderr.write(`skillret-eval: ${escapeControl(e.message.replace(/\n/g, ' '))}\n`);
       return 2;
+    }
+    if (e instanceof CheckFailure) {
+      process.stderr.write(`skillret-eval: ${escapeControl(e.message)}\n`);
+      return 1;
     }
     throw e;
   }

@@ -7,7 +7,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareCommand } from './compare.js';
-import { compareSystemsCommand, type CompareFormat } from './compare-systems.js';
+import { compareWithCheck, type CompareFormat } from './compare-systems.js';
+import { CheckFailure } from '../core/errors.js';
 import type { TestName } from '../significance/systems.js';
 import type { Correction } from '../stats/correction.js';
 
@@ -25,6 +26,10 @@ export interface CompareCliOptions {
   commonQueries?: boolean;
   pairs?: 'all';
   allowDifferentData?: boolean;
+  paper?: boolean;
+  check?: boolean;
+  okWithin?: number;
+  closeWithin?: number;
 }
 
 
@@ -34,14 +39,16 @@ function isSingleRun(path: string): boolean {
   return s.isFile() || statSync(join(path, 'per-query.jsonl'), { throwIfNoEntry: false })?.isFile() === true;
 }
 
-export async function compareCli(paths: string[], o: CompareCliOptions, given: (option: string) => boolean): Promise<string> {
-  const newOptions = ['out', 'baseline', 'measures', 'test', 'alpha', 'correction', 'commonQueries', 'pairs'].filter(given);
+/** Writes the output with `write`; a failed --check then throws CheckFailure (exit code 1). */
+export async function compareCli(paths: string[], o: CompareCliOptions, given: (option: string) => boolean, write: (s: string) => void): Promise<void> {
+  const newOptions = ['out', 'baseline', 'measures', 'test', 'alpha', 'correction', 'commonQueries', 'pairs', 'paper', 'check', 'okWithin', 'closeWithin'].filter(given);
   const twoRun = paths.length === 2 && paths.every(isSingleRun) && newOptions.length === 0 && (o.format === 'table' || o.format === 'json');
   if (twoRun) {
-    return compareCommand({ a: paths[0]!, b: paths[1]!, format: o.format as 'table' | 'json', seed: o.seed, iterations: o.iterations, ...(o.keys ? { keys: o.keys } : {}), ...(o.allowDifferentData ? { allowDifferentData: true } : {}) });
+    write(await compareCommand({ a: paths[0]!, b: paths[1]!, format: o.format as 'table' | 'json', seed: o.seed, iterations: o.iterations, ...(o.keys ? { keys: o.keys } : {}), ...(o.allowDifferentData ? { allowDifferentData: true } : {}) }));
+    return;
   }
   const measures = o.measures ?? o.keys;
-  return compareSystemsCommand({
+  const r = await compareWithCheck({
     paths,
     format: o.format,
     ...(o.out !== undefined ? { out: o.out } : {}),
@@ -55,5 +62,11 @@ export async function compareCli(paths: string[], o: CompareCliOptions, given: (
     commonQueries: o.commonQueries === true,
     ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
     allowDifferentData: o.allowDifferentData === true,
+    paper: o.paper === true,
+    check: o.check === true,
+    ...(o.okWithin !== undefined ? { okWithin: o.okWithin } : {}),
+    ...(o.closeWithin !== undefined ? { closeWithin: o.closeWithin } : {}),
   });
+  write(r.text);
+  if (r.failures > 0) throw new CheckFailure(`--check: ${r.failures} paper-reproduction verdict${r.failures === 1 ? ' is' : 's are'} FAIL`);
 }

@@ -19,6 +19,9 @@ import { renderComparisonLatex } from '../report/systems/latex.js';
 import { renderComparisonCsv } from '../report/systems/csv.js';
 import { renderComparisonJsonMany } from '../report/systems/json.js';
 import { writeFileAtomic } from '../util/atomic.js';
+import { claimVerdicts, paperClaim, publishedTables, type PaperClaim } from '../paper/published-table.js';
+import { DEFAULT_TOLERANCES, type Tolerances } from '../paper/verdict.js';
+import { renderPublishedTables, renderVerdicts } from '../report/systems/paper.js';
 
 export const FORMATS = ['table', 'md', 'latex', 'csv', 'json'] as const;
 export type CompareFormat = (typeof FORMATS)[number];
@@ -38,6 +41,12 @@ export interface CompareSystemsOptions {
   pairs?: 'all';
   /** Compare runs whose metrics.json name different dataset files anyway (refused otherwise). */
   allowDifferentData?: boolean;
+  /** List the whole published tables the runs' counterparts belong to (instead of the comparison). */
+  paper?: boolean;
+  /** Count FAIL verdicts (the CLI exits 1 on any). */
+  check?: boolean;
+  okWithin?: number;
+  closeWithin?: number;
 }
 
 const MAIN_NAMES = ['NDCG', 'Recall', 'Completeness'];
@@ -96,6 +105,7 @@ export interface CheckedOptions {
   correction: Correction;
   seed: number;
   iterations: number;
+  tolerances: Tolerances;
 }
 
 export function checkCompareOptions(o: CompareSystemsOptions): CheckedOptions {
@@ -112,11 +122,15 @@ export function checkCompareOptions(o: CompareSystemsOptions): CheckedOptions {
   const iterations = o.iterations ?? 10_000;
   if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > 1_000_000) throw new UserError(`--iterations: expected an integer from 1 to 1000000, got ${String(iterations)}`);
   if (o.pairs !== undefined && o.pairs !== 'all') throw new UserError(`--pairs: expected "all", got ${JSON.stringify(o.pairs)}`);
+  const tolerances = { ok: o.okWithin ?? DEFAULT_TOLERANCES.ok, close: o.closeWithin ?? DEFAULT_TOLERANCES.close };
+  if (!(tolerances.ok >= 0)) throw new UserError(`--ok-within: expected a non-negative number of points, got ${String(tolerances.ok)}`);
+  if (!(tolerances.close >= tolerances.ok)) throw new UserError(`--close-within: expected a number of points ≥ the OK tolerance ${tolerances.ok}, got ${String(tolerances.close)}`);
+  if (o.paper && (format === 'latex' || format === 'csv')) throw new UserError('--paper: use --format table, md or json');
   if (o.out !== undefined) {
     const dir = dirname(resolve(o.out));
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`--out: ${relative('.', dir) || dir}: no such folder`);
   }
-  return { format, test, alpha, correction, seed, iterations };
+  return { format, test, alpha, correction, seed, iterations, tolerances };
 }
 
 /** Reads the runs, checks them, computes the comparison. */
@@ -149,12 +163,49 @@ export function renderSystemsComparison(c: SystemsComparison, format: CompareFor
   }
 }
 
-/** Returns what goes to stdout: the rendering, or (with --out) one line saying where it went. */
-export async function compareSystemsCommand(o: CompareSystemsOptions): Promise<string> {
+function claimsOf(runs: readonly RunFolder[]): PaperClaim[] {
+  return runs.map((r) => paperClaim(r.label, r.metricsJson)).filter((x): x is PaperClaim => x !== undefined);
+}
+
+const countFails = (cells: readonly { verdict: string }[]) => cells.filter((c) => c.verdict === 'FAIL').length;
+
+/**
+ * The text for stdout (the rendering, or with --out one line saying where it went) and, with
+ * --check, the number of FAIL verdicts among the runs with a published counterpart.
+ */
+export async function compareWithCheck(o: CompareSystemsOptions): Promise<{ text: string; failures: number }> {
   const c = checkCompareOptions(o);
-  const { comparison } = await buildSystemsComparison(o, c);
-  const text = renderSystemsComparison(comparison, c.format);
-  if (o.out === undefined) return text;
+  let text: string;
+  let failures: number;
+  let summary: string;
+  if (o.paper) {
+    const runs = await collectRuns(o.paths);
+    const claims = claimsOf(runs);
+    if (claims.length === 0) throw new UserError('--paper: no compared run has a published counterpart (a `paper` block in its metrics.json: pinned-release data and a paper model)');
+    const views = publishedTables(claims, c.tolerances);
+    failures = countFails(views.flatMap((v) => v.rows.flatMap((r) => r.reproduced.flatMap((l) => l.cells))));
+    text =
+      c.format === 'json'
+        ? JSON.stringify({ tolerances: c.tolerances, tables: views.map((v) => ({ id: v.table.id, source: v.table.source, columns: v.table.columns, rows: v.rows })) }, null, 2) + '\n'
+        : renderPublishedTables(views, c.tolerances, c.format === 'md' ? 'md' : 'table');
+    summary = `${views.length} published table${views.length === 1 ? '' : 's'}, ${claims.length} reproduced row${claims.length === 1 ? '' : 's'}`;
+  } else {
+    const { runs, comparison } = await buildSystemsComparison(o, c);
+    const verdicts = claimVerdicts(claimsOf(runs), c.tolerances);
+    if (o.check && verdicts.length === 0) throw new UserError('--check: no compared run has a published counterpart (a `paper` block in its metrics.json)');
+    failures = countFails(verdicts.flatMap((v) => v.cells));
+    text = renderSystemsComparison(comparison, c.format);
+    if (verdicts.length && (c.format === 'table' || c.format === 'md')) text += `\n${renderVerdicts(verdicts, c.tolerances, c.format)}`;
+    if (verdicts.length && c.format === 'json') text = JSON.stringify({ ...(JSON.parse(text) as object), paper: { tolerances: c.tolerances, runs: verdicts } }, null, 2) + '\n';
+    summary = `${comparison.rows.length} runs, ${comparison.queries} queries`;
+  }
+  const failed = o.check ? failures : 0;
+  if (o.out === undefined) return { text, failures: failed };
   writeFileAtomic(o.out, text);
-  return `wrote ${o.out} (${comparison.rows.length} runs, ${comparison.queries} queries)\n`;
+  return { text: `wrote ${o.out} (${summary})\n`, failures: failed };
+}
+
+/** `compareWithCheck` without the check: what goes to stdout. */
+export async function compareSystemsCommand(o: CompareSystemsOptions): Promise<string> {
+  return (await compareWithCheck(o)).text;
 }

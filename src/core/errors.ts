@@ -22,3 +22,14 @@ export function where(file: string, line?: number, field?: string): string {
 export function isUserError(e: unknown): e is UserError {
   return e instanceof UserError;
 }
+
+/**
+ * A check the user asked for did not pass (e.g. `compare --check` with a FAIL verdict): the CLI has
+ * already printed the output, prints `message` as one line and exits with code 1.
+ */
+export class CheckFailure extends Error {
+  override readonly name = 'CheckFailure';
+  constructor(message: string) {
+    super(message);
+  }
+}
