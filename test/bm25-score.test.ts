@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25IndexBuilder, buildBm25Index } from '../src/retrieval/bm25/build.js';
 import { buildBm25IndexFromTexts } from '../src/retrieval/bm25/corpus.js';
-import { bm25Retrieve, officialQueryTokens, trecTieRanks } from '../src/retrieval/bm25/query.js';
+import { bm25Retrieve, officialQueryTokens } from '../src/retrieval/bm25/query.js';
+import { tieRanks as trecTieRanks } from '../src/metrics/rank.js';
 import { Bm25Searcher, searchBm25 } from '../src/retrieval/bm25/search.js';
 import { tokenize } from '../src/retrieval/bm25/tokenize.js';
 

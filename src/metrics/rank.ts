@@ -1,7 +1,8 @@
 /**
  * trec_eval's ranking rule: score descending, ties broken by document id in DESCENDING byte order
  * (C `strcmp` on the UTF-8 bytes, as trec_eval's `comp_sim_docno`). The submitted order of a run is
- * ignored. Also holds `compareUtf8`, the byte-order string comparison both use.
+ * ignored. Also holds `compareUtf8`, the byte-order string comparison both use, and `tieRanks`, the
+ * same rule precomputed for the top-k searches of BM25 and the dense indexes. The one home of the rule.
  */
 import type { ScoredDoc } from '../core/types.js';
 
@@ -52,4 +53,17 @@ export function compareTrec(a: ScoredDoc, b: ScoredDoc): number {
  */
 export function trecOrder(docs: readonly ScoredDoc[]): ScoredDoc[] {
   return [...docs].sort(compareTrec);
+}
+
+/**
+ * tieRank[i] = position of id i in ascending UTF-8 byte order (0 = smallest): with equal scores a
+ * larger rank wins, which is trec_eval's rule, for searches that compare integers in a hot loop.
+ * Duplicate ids get distinct ranks (by position) so the order stays total and deterministic.
+ */
+export function tieRanks(ids: readonly string[]): Int32Array {
+  const order = ids.map((_, i) => i);
+  order.sort((x, y) => compareUtf8(ids[x]!, ids[y]!) || x - y);
+  const rank = new Int32Array(ids.length);
+  order.forEach((row, r) => (rank[row] = r));
+  return rank;
 }

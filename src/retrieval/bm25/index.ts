@@ -13,7 +13,6 @@ export {
   bm25Retrieve,
   queryBm25Index,
   officialQueryTokens,
-  trecTieRanks,
   type Bm25RetrieveOptions,
   type Bm25Stats,
   type Bm25QueryStats,

@@ -21,7 +21,7 @@ import { Bm25IndexBuilder } from './build.js';
 import { mergeChunk, type TokenizedChunk } from './chunk.js';
 import type { CorpusIndexResult } from './corpus.js';
 import type { Bm25QueryStats } from './query.js';
-import { trecTieRanks } from './query.js';
+import { tieRanks } from '../../metrics/rank.js';
 import { BM25S_STOPWORDS_EN } from './stopwords.js';
 import type { Bm25Index, Bm25Params } from './types.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
@@ -204,7 +204,7 @@ export async function queryBm25IndexParallel(
   const t0 = performance.now();
   const shared = shareable(index);
   const tieRank = new Int32Array(new SharedArrayBuffer(4 * docIds.length));
-  tieRank.set(trecTieRanks(docIds));
+  tieRank.set(tieRanks(docIds));
   const vocab = [...index.vocab.keys()];
   await Promise.all(
     Array.from({ length: pool.size }, (_, w) =>

@@ -5,6 +5,7 @@
  * `bm25s.tokenize("NONE", stopwords=[])`, i.e. the token "none"), `retrieve(k=min(k, N))`, and
  * keep hits with score > 0. Scores in the run are the float32 values as JS numbers.
  */
+import { tieRanks } from '../../metrics/rank.js';
 import type { Query, Run, ScoredDoc } from '../../core/types.js';
 import type { ProgressFactory } from '../../core/context.js';
 import { silentProgress } from '../../util/progress.js';
@@ -18,21 +19,6 @@ export function officialQueryTokens(text: string): { tokens: string[]; none: boo
   const tokens = tokenize(text);
   if (tokens.length > 0) return { tokens, none: false };
   return { tokens: tokenize('NONE', { stopwords: null }), none: true };
-}
-
-/**
- * Rank of each document id in UTF-8 byte order (0 = smallest), the order trec_eval uses to
- * break score ties (strcmp, descending): pass as `tieRank` so ties resolve the same way.
- */
-export function trecTieRanks(docIds: readonly string[]): Int32Array {
-  const bytes = docIds.map((id) => Buffer.from(id, 'utf8'));
-  const order = docIds.map((_, i) => i);
-  order.sort((a, b) => Buffer.compare(bytes[a] as Buffer, bytes[b] as Buffer) || a - b);
-  const rank = new Int32Array(docIds.length);
-  order.forEach((doc, r) => {
-    rank[doc] = r;
-  });
-  return rank;
 }
 
 export interface Bm25QueryStats {
@@ -56,7 +42,7 @@ export function queryBm25Index(
     throw new RangeError(`${docIds.length} document ids for an index of ${index.numDocs} documents`);
   }
   const t0 = performance.now();
-  const searcher = new Bm25Searcher(index, { tieRank: trecTieRanks(docIds) });
+  const searcher = new Bm25Searcher(index, { tieRank: tieRanks(docIds) });
   const run: Run = new Map();
   const bar = progress('BM25 queries', queries.length, 'queries');
   let noneQueries = 0;

@@ -6,11 +6,10 @@
  * the exact list when the corpus holds fewer than k documents (identical runs always give 1).
  */
 import type { Run, ScoredDoc } from '../../core/types.js';
-import { compareIdBytes } from './index-exact.js';
+import { trecOrder } from '../../metrics/rank.js';
 
 function topIds(docs: readonly ScoredDoc[], k: number): string[] {
-  return [...docs]
-    .sort((a, b) => b.score - a.score || compareIdBytes(b.docId, a.docId))
+  return trecOrder(docs)
     .slice(0, k)
     .map((d) => d.docId);
 }

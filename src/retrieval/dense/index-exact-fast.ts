@@ -12,9 +12,10 @@
  * score >= tau, hence true k-th best >= tau - E, and a top-k document's GEMM score is within E
  * of its true score. Those candidates (usually k plus a handful) are re-scored exactly.
  */
+import { tieRanks } from '../../metrics/rank.js';
 import * as ort from 'onnxruntime-node';
 import { attr, model, node, graph, serializeModel, valueInfo } from '../../models/onnx/graph.js';
-import { dotRows, exactTopK, rankCandidates, tieRanks, type TopK, type VectorMatrix } from './index-exact.js';
+import { dotRows, exactTopK, rankCandidates, type TopK, type VectorMatrix } from './index-exact.js';
 
 /** Below this many multiply-adds the plain JS kernel is used (no session start-up). */
 const MIN_WORK = 2e7;

@@ -6,6 +6,9 @@
  * float32 matmul the paper ran. Ranking: score descending, ties by document id in descending
  * byte order (the trec_eval rule), so the top-k cut is reproducible when float32 scores tie.
  */
+import { compareUtf8 as compareIdBytes, tieRanks } from '../../metrics/rank.js';
+
+export { compareIdBytes, tieRanks };
 
 /** Row-major float32 matrix: row i = data[i*dim .. (i+1)*dim). */
 export interface VectorMatrix {
@@ -29,24 +32,6 @@ export function toMatrix(vectors: readonly Float32Array[], dim?: number): Vector
     data.set(v, i * d);
   });
   return { data, rows: vectors.length, dim: d };
-}
-
-/** Compares two ids by their UTF-8 bytes (what "descending byte order" means for non-ASCII ids). */
-export function compareIdBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
-
-/**
- * tieRank[i] = position of id i in ascending byte order; a larger rank wins a score tie.
- * Duplicate ids get distinct ranks (by row) so the order stays total and deterministic.
- */
-export function tieRanks(ids: readonly string[]): Int32Array {
-  const bufs = ids.map((id) => Buffer.from(id, 'utf8'));
-  const order = ids.map((_, i) => i);
-  order.sort((x, y) => Buffer.compare(bufs[x]!, bufs[y]!) || x - y);
-  const rank = new Int32Array(ids.length);
-  order.forEach((row, r) => (rank[row] = r));
-  return rank;
 }
 
 /** float32 inner product of row `a` of A and row `b` of B (double accumulation, one rounding). */

@@ -12,6 +12,7 @@
  * key = sha256 of (format version, space, dim, count, M, efConstruction, seed, vector bytes),
  * with a sidecar `<key>.json` holding the file's size and sha256, checked before reuse.
  */
+import { tieRanks } from '../../metrics/rank.js';
 import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -19,7 +20,7 @@ import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as HnswIndex } from 'hnswlib-node';
 import { writeJsonAtomic, tempPathFor } from '../../util/atomic.js';
 import { sha256File } from '../../util/hash.js';
-import { dotRows, rankCandidates, tieRanks, type TopK, type VectorMatrix } from './index-exact.js';
+import { dotRows, rankCandidates, type TopK, type VectorMatrix } from './index-exact.js';
 import { makeDirs } from '../../util/dirs.js';
 
 const { HierarchicalNSW } = hnswlib;
