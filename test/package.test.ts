@@ -42,6 +42,7 @@ describe('npm pack contents', () => {
       'data/mini/queries/test.jsonl',
       'data/mini/qrels/test.jsonl',
       'models/README.md',
+      'LICENSE',
     ]) {
       expect(files.has(f), f).toBe(true);
     }
