@@ -1,6 +1,6 @@
 /**
  * Results do not depend on cache state: for the example configs that run offline on the bundled
- * fixture, a cold run, a warm run, a `--no-cache` run, a partially cached run (half of every
+ * fixture (every example config that needs no network or ../shared), a cold run, a warm run, a `--no-cache` run, a partially cached run (half of every
  * reranker score chunk and one embedding chunk gone, the HNSW index deleted) and a run over a
  * corrupted cache entry write byte-identical metrics.json, run.trec, per-query.jsonl and
  * breakdown.json. (Before batches were formed by length bucket, the partially cached quickstart
@@ -102,9 +102,8 @@ describe('byte-identical results whatever the cache state', () => {
     for (const o of outs.slice(1)) expect(resultFiles(o), o).toEqual(ref);
   });
 
-  // dense-exact-vs-hnsw and hybrid-rrf are made of the same stages as quickstart (GloVe encoding,
-  // HNSW and exact search, fusion is a pure function of the runs); they are left out to keep CI lean.
-  for (const name of ['bm25-only', 'rerank-saved-run']) {
+  // Every other example config that runs offline on the bundled fixture.
+  for (const name of ['bm25-only', 'rerank-saved-run', 'dense-exact-vs-hnsw', 'hybrid-rrf', 'query-strategies', 'use-lite']) {
     it(`${name}: cold, partially cached, --no-cache`, async () => {
       const cache = join(root, `${name}-cache`);
       let saved: string | undefined;
