@@ -40,7 +40,7 @@ import type { Config, RerankerConfig, RetrieverConfig } from './config.js';
 import { isModelReranker } from './config.js';
 import { loadConfiguredDataset } from './experiment.js';
 import { rerankerKind } from './registry.js';
-import { resolveModelRef } from './model-ref.js';
+import { denseSpec } from './retrievers/dense.js';
 import { strategyOf } from './query-strategy.js';
 
 export const DEFAULT_MAX_QUERIES = 200;
@@ -223,20 +223,7 @@ export async function explainRun(
   } else if (r.type === 'dense' && !r.endpoint) {
     const dense = await openDenseScorer(
       ctx,
-      {
-        id: r.id,
-        model: resolveModelRef(r.model, configDir),
-        ...(r.query_prefix !== undefined ? { queryPrefix: r.query_prefix } : {}),
-        ...(r.doc_prefix !== undefined ? { docPrefix: r.doc_prefix } : {}),
-        ...(r.pooling !== undefined ? { pooling: r.pooling } : {}),
-        ...(r.normalize !== undefined ? { normalize: r.normalize } : {}),
-        ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
-        ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
-        ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
-        ...(r.threads !== undefined ? { threads: r.threads } : {}),
-        topK: r.top_k,
-        index: { type: 'exact' },
-      },
+      { ...denseSpec(r, configDir), index: { type: 'exact' } },
       docs,
     );
     scorerName = `dense ${r.id} (${r.model}) over the corpus, exact inner product`;

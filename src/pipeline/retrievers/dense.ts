@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineFirstStage } from '../../core/stages.js';
-import { denseRetrieve } from '../../retrieval/dense/retriever.js';
+import { denseRetrieve, type DenseSpec } from '../../retrieval/dense/retriever.js';
 import type { IndexSpec } from '../../retrieval/dense/search.js';
 import { modelsDir } from '../../util/paths.js';
 import { endpointSchema, idSchema, otherOptions, posInt } from '../config-parts.js';
@@ -43,6 +43,25 @@ const schema = z.strictObject({
 export type DenseConfig = z.output<typeof schema>;
 
 /** The `index:` mapping as src/retrieval/dense/ takes it. */
+/** The retrieval spec a dense config names (local model; the one mapping `run` and `explain` use). */
+export function denseSpec(r: DenseConfig, configDir: string): DenseSpec {
+  return {
+    id: r.id,
+    model: resolveModelRef(r.model, configDir),
+    ...(r.query_prefix !== undefined ? { queryPrefix: r.query_prefix } : {}),
+    ...(r.doc_prefix !== undefined ? { docPrefix: r.doc_prefix } : {}),
+    ...(r.pooling !== undefined ? { pooling: r.pooling } : {}),
+    ...(r.normalize !== undefined ? { normalize: r.normalize } : {}),
+    ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
+    ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
+    ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
+    ...(r.threads !== undefined ? { threads: r.threads } : {}),
+    ...(r.vector_precision !== undefined ? { vectorPrecision: r.vector_precision } : {}),
+    topK: r.top_k,
+    index: indexSpec(r),
+  };
+}
+
 export function indexSpec(r: DenseConfig): IndexSpec {
   return r.index.type === 'hnsw'
     ? { type: 'hnsw', M: r.index.M, efConstruction: r.index.ef_construction, efSearch: r.index.ef_search, seed: r.index.seed }
@@ -59,21 +78,7 @@ export const denseRetriever = defineFirstStage({
   endpoints: (r) => (r.endpoint ? [{ url: r.endpoint.url, key: `retrievers.${r.id}.endpoint.url` }] : []),
   async run(ctx, r, input) {
     if (r.endpoint) return remoteDenseRun(ctx, { ...r, endpoint: r.endpoint }, input);
-    const spec = {
-      id: r.id,
-      model: resolveModelRef(r.model, input.configDir),
-      ...(r.query_prefix !== undefined ? { queryPrefix: r.query_prefix } : {}),
-      ...(r.doc_prefix !== undefined ? { docPrefix: r.doc_prefix } : {}),
-      ...(r.pooling !== undefined ? { pooling: r.pooling } : {}),
-      ...(r.normalize !== undefined ? { normalize: r.normalize } : {}),
-      ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
-      ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
-      ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
-      ...(r.threads !== undefined ? { threads: r.threads } : {}),
-      ...(r.vector_precision !== undefined ? { vectorPrecision: r.vector_precision } : {}),
-      topK: r.top_k,
-      index: indexSpec(r),
-    };
+    const spec = denseSpec(r, input.configDir);
     const out = await denseRetrieve(ctx, spec, [...input.docs], input.queries.map((q) => ({ id: q.id, text: q.text })));
     return {
       run: out.run,
