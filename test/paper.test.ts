@@ -17,6 +17,7 @@ import { findPaperRow, findPaperRows, paperResultsPath, parsePaperResults, publi
 import { parseConfig } from '../src/pipeline/config.js';
 import type { ExperimentResult } from '../src/pipeline/experiment.js';
 import { metricsJson, writeResults } from '../src/report/results-folder.js';
+import { analyze } from '../src/analysis/report.js';
 import { renderSummary } from '../src/report/summary.js';
 import { renderPaperSection } from '../src/report/paper.js';
 import { SHARED_DIR } from './helpers/shared.js';
@@ -170,17 +171,19 @@ describe('summary.md and metrics.json against the paper', () => {
 
   it('a pinned release: BM25 against the v1.1 row, Δ by hand', () => {
     // BM25 here: NDCG@5 = NDCG@10 = 3.6131471927654584 / 5 → 72.26; Recall@10 3.5/5 → 70.00; Completeness@10 3/5 → 60.00.
-    const md = renderSummary(res, { releases: [fake11] });
+    const md = renderSummary(analyze(res, { releases: [fake11] }));
     expect(md).toContain('## Published results (paper, v1.1)');
     expect(md).toContain('ThakiCloud/SKILLRET@a050ad233a50');
     expect(md).toContain('| Run | Published row (table) |  | NDCG@5 | NDCG@10 | Recall@10 | Completeness@10 |');
     expect(md).toContain('| bm25 / none | BM25 (v1.1-embedding) | yours | 72.26 | 72.26 | 70.00 | 60.00 |');
     expect(md).toContain('|  |  | paper | 49.31 | 51.69 | 59.41 | 44.56 |');
     expect(md).toContain('|  |  | Δ | +22.95 | +20.57 | +10.59 | +15.44 |');
+    expect(md).toContain('|  |  | verdict | FAIL | FAIL | FAIL | FAIL |');
+    expect(md).toContain('Verdict: **FAIL** over 1 reproduced run (OK: \\|Δ\\| ≤ 0.05 points after the official rounding; close: ≤ 1; FAIL: beyond; `report.ok_within`, `report.close_within`).');
     expect(md).not.toContain('not comparable');
     expect(md).not.toContain('Setup differs');
 
-    const m = metricsJson(res, res.runs[0]!, [fake11]);
+    const m = metricsJson(analyze(res, { releases: [fake11] }), res.runs[0]!);
     expect(m.paper).toEqual({
       release: 'v1.1',
       repo: 'ThakiCloud/SKILLRET',
@@ -190,14 +193,26 @@ describe('summary.md and metrics.json against the paper', () => {
       units: 'percent',
       published: { 'NDCG@5': 49.31, 'NDCG@10': 51.69, 'Recall@10': 59.41, 'Completeness@10': 44.56 },
       delta: { 'NDCG@5': 22.95, 'NDCG@10': 20.57, 'Recall@10': 10.59, 'Completeness@10': 15.44 },
+      verdict: { 'NDCG@5': 'FAIL', 'NDCG@10': 'FAIL', 'Recall@10': 'FAIL', 'Completeness@10': 'FAIL' },
+      overall_verdict: 'FAIL',
+      tolerances: { ok_within: 0.05, close_within: 1, rule: 'OK: |Δ| ≤ 0.05 points after the official rounding; close: ≤ 1; FAIL: beyond' },
       deviations: [],
     });
     // Deterministic: same object, same key order.
-    expect(JSON.stringify(metricsJson(res, res.runs[0]!, [fake11]))).toBe(JSON.stringify(m));
+    expect(JSON.stringify(metricsJson(analyze(res, { releases: [fake11] }), res.runs[0]!))).toBe(JSON.stringify(m));
+  });
+
+  it('verdict tolerances come from report.ok_within / report.close_within', () => {
+    // Δ NDCG@10 = +20.57, Recall@10 = +10.59: close within 21 points, OK within 21 too when ok_within is 21.
+    const loose = { ...res, config: { ...res.config, report: { ...res.config.report, ok_within: 15, close_within: 21 } } };
+    const m = metricsJson(analyze(loose, { releases: [fake11] }), res.runs[0]!) as { paper: { verdict: Record<string, string>; overall_verdict: string } };
+    expect(m.paper.verdict).toEqual({ 'NDCG@5': 'FAIL', 'NDCG@10': 'close', 'Recall@10': 'OK', 'Completeness@10': 'close' });
+    expect(m.paper.overall_verdict).toBe('FAIL');
+    expect(renderSummary(analyze(loose, { releases: [fake11] }))).toContain('|  |  | verdict | FAIL | close | OK | close |');
   });
 
   it('a v1.0 release compares with the v1.0 table (all nine columns), never with v1.1', () => {
-    const md = renderSummary(res, { releases: [fake10] });
+    const md = renderSummary(analyze(res, { releases: [fake10] }));
     expect(md).toContain('## Published results (paper, v1.0)');
     expect(md).toContain('| bm25 / none | BM25 (v1.0-embedding) | yours | 72.26 | 72.26 | 72.26 | 70.00 | 70.00 | 70.00 | 60.00 | 60.00 | 60.00 |');
     expect(md).toContain('|  |  | paper | 46.47 | 48.86 | 49.90 | 50.09 | 56.55 | 59.95 | 34.96 | 41.09 | 44.27 |');
@@ -206,17 +221,17 @@ describe('summary.md and metrics.json against the paper', () => {
   });
 
   it('not a pinned release: one line, no paper block', () => {
-    const md = renderSummary(res);
-    const lines = md.split('\n').filter((l) => /published|paper/i.test(l));
+    const md = renderSummary(analyze(res));
+    const lines = md.split('\n').filter((l) => /published|paper numbers|verdict/i.test(l));
     expect(lines).toEqual(['Published paper numbers: not comparable, the dataset files are not a pinned SkillRet release (v1.1, v1.0 test split).']);
-    expect(metricsJson(res, res.runs[0]!)).not.toHaveProperty('paper');
+    expect(metricsJson(analyze(res), res.runs[0]!)).not.toHaveProperty('paper');
   });
 
   it('data/mini through the CLI is not a release: the line in summary.md, no paper block in metrics.json', async () => {
     const out = mkdtempSync(join(tmpdir(), 'paper-mini-'));
     try {
       const mini = await runOn(join(root, 'data/mini'), { output: out });
-      writeResults(mini, { startedAt: 'x', finishedAt: 'y', cacheDir: out, useCache: false, offline: true, totalSeconds: 0 });
+      writeResults(analyze(mini), { startedAt: 'x', finishedAt: 'y', cacheDir: out, useCache: false, offline: true, totalSeconds: 0 });
       expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain('Published paper numbers: not comparable');
       expect(JSON.parse(readFileSync(join(out, 'bm25/none/metrics.json'), 'utf8'))).not.toHaveProperty('paper');
     } finally {
@@ -264,8 +279,8 @@ output: /nowhere/out
       ['e5/none', 'v1.0-embedding', 'e5-small-v2', '', 41.82, 'query prefix differs from the protocol; max_tokens 256 (protocol 512); HNSW index (the paper searches exactly)'],
     ]);
     const q06 = report.runs[2]!;
-    expect(q06.metrics).toEqual([{ metric: 'NDCG@10', yours: 0.619, published: 61.9, decimals: 2, delta: 0 }]);
-    expect(report.runs[3]!.metrics).toEqual([{ metric: 'NDCG@10', yours: 0.619, published: 58.5, decimals: 1, delta: 3.4 }]);
+    expect(q06.metrics).toEqual([{ metric: 'NDCG@10', yours: 0.619, published: 61.9, decimals: 2, delta: 0, verdict: 'OK' }]);
+    expect(report.runs[3]!.metrics).toEqual([{ metric: 'NDCG@10', yours: 0.619, published: 58.5, decimals: 1, delta: 3.4, verdict: 'FAIL' }]);
     expect(report.runs[0]!.metrics.find((m) => m.metric === 'NDCG@10')!.delta).toBe(13.04); // 61.90 − 48.86
     const md = renderPaperSection(report, Object.keys(agg), [fake]);
     // Published values keep their column's decimals: Table 10's k=20 column has 2, its k=10 column 1.

@@ -12,6 +12,7 @@ import { runExperiment as runPipeline } from '../pipeline/experiment.js';
 import { stopwatch } from '../pipeline/manifest.js';
 import { formatPlan } from '../pipeline/plan.js';
 import { runDir, writeResults } from '../report/results-folder.js';
+import { analyze } from '../analysis/report.js';
 import { writeHtmlReport } from '../report/html/write.js';
 import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
@@ -140,7 +141,7 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       const startedAt = new Date().toISOString();
       const total = stopwatch();
       res = await runPipeline(ctx, s.config);
-      summary = writeResults(res, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() }, { dir: staged.staging });
+      summary = writeResults(analyze(res), { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() }, { dir: staged.staging });
       await writeHtmlReport(staged.staging, s.config.stats);
       const info = staged.commit();
       if (info.removedRuns.length > 0) ctx.log(`output: run folders of an earlier config are gone with the old results (not in this config): ${info.removedRuns.join(', ')}`);

@@ -20,7 +20,7 @@ import { renderComparisonCsv } from '../report/systems/csv.js';
 import { renderComparisonJsonMany } from '../report/systems/json.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { claimVerdicts, paperClaim, publishedTables, type PaperClaim } from '../paper/published-table.js';
-import { DEFAULT_TOLERANCES, type Tolerances } from '../paper/verdict.js';
+import { DEFAULT_TOLERANCES, type Tolerances } from '../metrics/verdict.js';
 import { renderPublishedTables, renderVerdicts } from '../report/systems/paper.js';
 
 export const FORMATS = ['table', 'md', 'latex', 'csv', 'json'] as const;

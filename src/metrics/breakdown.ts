@@ -35,19 +35,43 @@ export function breakdownBy(
   groupOf: (qid: string) => string | undefined,
   keys: readonly string[],
 ): Map<string, GroupStats> {
+  return breakdownByMany(perQuery, (qid) => {
+    const g = groupOf(qid);
+    return g === undefined ? [] : [g];
+  }, keys);
+}
+
+/**
+ * Like `breakdownBy`, for a query that may belong to several groups (the paper's rule: one count in
+ * each distinct category of its gold skills): a query counts once in each distinct group `groupsOf`
+ * names, and in `(unlabelled)` when it names none. The group sizes then sum to more than the queries.
+ * `order`, when given, fixes the order of the groups it names (others follow, largest first).
+ */
+export function breakdownByMany(
+  perQuery: ReadonlyMap<string, Readonly<Record<string, number>>>,
+  groupsOf: (qid: string) => readonly string[],
+  keys: readonly string[],
+  order?: readonly string[],
+): Map<string, GroupStats> {
   const parts = new Map<string, Map<string, Readonly<Record<string, number>>>>();
   for (const [qid, rec] of perQuery) {
-    const g = groupOf(qid) ?? UNLABELLED;
-    let part = parts.get(g);
-    if (part === undefined) {
-      part = new Map();
-      parts.set(g, part);
+    const gs = groupsOf(qid);
+    for (const g of gs.length === 0 ? [UNLABELLED] : new Set(gs)) {
+      let part = parts.get(g);
+      if (part === undefined) {
+        part = new Map();
+        parts.set(g, part);
+      }
+      part.set(qid, rec);
     }
-    part.set(qid, rec);
   }
+  const rank = (g: string) => {
+    const i = order ? order.indexOf(g) : -1;
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+  };
   const names = [...parts.keys()].sort((a, b) => {
     if ((a === UNLABELLED) !== (b === UNLABELLED)) return a === UNLABELLED ? 1 : -1;
-    return parts.get(b)!.size - parts.get(a)!.size || compareUtf8(a, b);
+    return rank(a) - rank(b) || parts.get(b)!.size - parts.get(a)!.size || compareUtf8(a, b);
   });
   const out = new Map<string, GroupStats>();
   for (const g of names) {
@@ -70,6 +94,39 @@ export function primaryGold(judged: ReadonlyMap<string, number>): string | undef
   return best;
 }
 
+/** The `field` label of each skill that has a non-blank one. */
+function labels(skills: Iterable<{ id: string; major?: string; sub?: string }>, field: 'major' | 'sub'): Map<string, string> {
+  const label = new Map<string, string>();
+  for (const s of skills) {
+    const v = s[field];
+    if (v !== undefined && v.trim() !== '') label.set(s.id, v);
+  }
+  return label;
+}
+
+/**
+ * query id -> the distinct categories (the `field` labels) of all its relevant gold skills, in
+ * judgement order: the paper's rule, under which a query counts once in each category of its gold
+ * skills. Gold skills without a label add nothing; none at all → [] (unlabelled).
+ */
+export function queryCategoriesAll(
+  qrels: Qrels,
+  skills: Iterable<{ id: string; major?: string; sub?: string }>,
+  field: 'major' | 'sub' = 'major',
+): Map<string, string[]> {
+  const label = labels(skills, field);
+  const out = new Map<string, string[]>();
+  for (const [qid, judged] of qrels) {
+    const cats: string[] = [];
+    for (const [id, grade] of judged) {
+      const c = grade >= 1 ? label.get(id) : undefined;
+      if (c !== undefined && !cats.includes(c)) cats.push(c);
+    }
+    out.set(qid, cats);
+  }
+  return out;
+}
+
 /**
  * query id -> category (the `field` label of its primary gold skill; undefined when there is none:
  * see the module comment). Covers every query of `qrels`.
@@ -79,11 +136,7 @@ export function queryCategories(
   skills: Iterable<{ id: string; major?: string; sub?: string }>,
   field: 'major' | 'sub' = 'major',
 ): Map<string, string | undefined> {
-  const label = new Map<string, string>();
-  for (const s of skills) {
-    const v = s[field];
-    if (v !== undefined && v.trim() !== '') label.set(s.id, v);
-  }
+  const label = labels(skills, field);
   const out = new Map<string, string | undefined>();
   for (const [qid, judged] of qrels) {
     const p = primaryGold(judged);

@@ -7,7 +7,7 @@
  */
 import { percentDeltaFromPublished } from '../metrics/round.js';
 import { findPaperTable, isMetricColumn, type PaperTable } from './results.js';
-import { verdictOf, type Tolerances, type Verdict } from './verdict.js';
+import { verdictOf, type Tolerances, type Verdict } from '../metrics/verdict.js';
 
 export interface PaperClaim {
   label: string;

@@ -20,6 +20,7 @@ import { findEmbedderPreset } from '../models/embedder-presets.js';
 import { findRerankerPreset } from '../models/reranker-presets.js';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { matchPinnedRelease, type ReleaseMatch } from './release-match.js';
+import { DEFAULT_TOLERANCES, describeTolerances, verdictOf, worstVerdict, type Tolerances, type Verdict } from '../metrics/verdict.js';
 import { columnDecimals, findPaperRows, publishedCells, type PaperSplit, PAPER_SPLITS } from './results.js';
 
 export interface PaperMetricComparison {
@@ -32,6 +33,8 @@ export interface PaperMetricComparison {
   decimals: number;
   /** yours (percent, 2 decimals) − published, percentage points, 2 decimals. */
   delta: number;
+  /** OK / close / FAIL by |delta| and the report's tolerances (verdict.ts). */
+  verdict: Verdict;
 }
 
 export interface PaperRunComparison {
@@ -48,6 +51,8 @@ export interface PaperRunComparison {
   metrics: PaperMetricComparison[];
   /** How this run's setup differs from the paper's (empty when it follows it). */
   deviations: string[];
+  /** The worst verdict of its metrics. */
+  verdict: Verdict;
 }
 
 export interface PaperReport {
@@ -57,6 +62,10 @@ export interface PaperReport {
   runs: PaperRunComparison[];
   /** Deviations shared by every run (document text, dropped gold). */
   common: string[];
+  /** The tolerances of every verdict. */
+  tolerances: Tolerances;
+  /** The worst verdict over the runs compared (OK when none is). */
+  verdict: Verdict;
 }
 
 /** The protocol's BM25 parameters (bm25s 0.3.3 defaults). */
@@ -121,7 +130,7 @@ function commonDeviations(res: ExperimentResult): string[] {
   return out;
 }
 
-function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit): PaperRunComparison | undefined {
+function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit, tolerances: Tolerances): PaperRunComparison | undefined {
   const retriever = res.config.retrievers.find((r) => r.id === run.retriever);
   const reranker = res.config.rerankers.find((r) => r.id === run.reranker);
   if (!retriever || !reranker) return undefined;
@@ -140,7 +149,8 @@ function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit):
       const yours = run.evaluation.aggregate[metric];
       if (yours === undefined || Number.isNaN(yours)) continue;
       const delta = percentDeltaFromPublished(yours, value);
-      metrics.push({ metric, yours, published: value, decimals: columnDecimals(m.table, column), delta: delta === 0 ? 0 : delta });
+      const d = delta === 0 ? 0 : delta;
+      metrics.push({ metric, yours, published: value, decimals: columnDecimals(m.table, column), delta: d, verdict: verdictOf(d, tolerances) });
     }
     if (metrics.length === 0) continue;
     const deviations = [...fs.deviations, ...(rr?.deviations ?? [])];
@@ -157,6 +167,7 @@ function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit):
       ...(rr && depth !== undefined ? { depth } : {}),
       metrics,
       deviations,
+      verdict: worstVerdict(metrics.map((x) => x.verdict)),
     };
   }
   return undefined;
@@ -166,18 +177,22 @@ function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit):
  * The comparison with the paper, or undefined when the dataset is not a pinned release (then the
  * published numbers do not apply). `releases` defaults to the pinned SkillRet releases.
  */
-export function paperReport(res: ExperimentResult, releases: readonly SkillretRelease[] = SKILLRET_RELEASES): PaperReport | undefined {
+export function paperReport(
+  res: ExperimentResult,
+  releases: readonly SkillretRelease[] = SKILLRET_RELEASES,
+  tolerances: Tolerances = DEFAULT_TOLERANCES,
+): PaperReport | undefined {
   const match = matchPinnedRelease(res.dataset.files, releases);
   if (!match) return undefined;
   const version = PAPER_SPLITS.find((s) => s === match.release.version);
   const runs: PaperRunComparison[] = [];
   if (version !== undefined) {
     for (const run of res.runs) {
-      const c = compareRun(res, run, version);
+      const c = compareRun(res, run, version, tolerances);
       if (c) runs.push(c);
     }
   }
-  return { match, version, runs, common: commonDeviations(res) };
+  return { match, version, runs, common: commonDeviations(res), tolerances, verdict: worstVerdict(runs.map((c) => c.verdict)) };
 }
 
 /** The `paper` block of one run's metrics.json, or undefined when that run has no published counterpart. */
@@ -196,6 +211,9 @@ export function paperJson(report: PaperReport | undefined, run: { retriever: str
     units: 'percent',
     published: Object.fromEntries(c.metrics.map((m) => [m.metric, m.published])),
     delta: Object.fromEntries(c.metrics.map((m) => [m.metric, m.delta])),
+    verdict: Object.fromEntries(c.metrics.map((m) => [m.metric, m.verdict])),
+    overall_verdict: c.verdict,
+    tolerances: { ok_within: report.tolerances.ok, close_within: report.tolerances.close, rule: describeTolerances(report.tolerances) },
     deviations: [...report.common, ...c.deviations],
   };
 }

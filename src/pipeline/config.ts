@@ -13,6 +13,8 @@ import { idSchema, posInt } from './config-parts.js';
 import { RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RetrieverConfig } from './registry.js';
 import { suggestion } from './suggest.js';
 import { DEFAULT_TARGET_COMPLETENESS } from '../injection/operating-points.js';
+import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE } from '../metrics/slices.js';
+import { DEFAULT_TOLERANCES } from '../metrics/verdict.js';
 
 /** Upper bound of `stats.iterations` and `compare --iterations` (a run of the randomisation test stays in seconds). */
 export const MAX_ITERATIONS = 1_000_000;
@@ -84,9 +86,18 @@ const configSchema = z
     operating_points: z
       .strictObject({ completeness: z.number().gt(0).max(1).default(DEFAULT_TARGET_COMPLETENESS) })
       .default({ completeness: DEFAULT_TARGET_COMPLETENESS }),
+    report: z
+      .strictObject({
+        category_rule: z.enum(CATEGORY_RULES).default(DEFAULT_CATEGORY_RULE),
+        ok_within: z.number().min(0).default(DEFAULT_TOLERANCES.ok),
+        close_within: z.number().min(0).default(DEFAULT_TOLERANCES.close),
+      })
+      .default({ category_rule: DEFAULT_CATEGORY_RULE, ok_within: DEFAULT_TOLERANCES.ok, close_within: DEFAULT_TOLERANCES.close }),
     output: z.string().min(1),
   })
   .superRefine((c, ctx) => {
+    if (c.report.close_within < c.report.ok_within)
+      ctx.addIssue({ code: 'custom', path: ['report', 'close_within'], message: `must be at least report.ok_within (${c.report.ok_within} points)` });
     const seen = new Map<string, number>();
     c.retrievers.forEach((r, i) => {
       const j = seen.get(r.id);

@@ -1,66 +1,127 @@
 /**
- * The per-category breakdown of an experiment (the paper's per-major table): every run's metrics
- * by the taxonomy `major` of each query's primary gold skill (rule: src/metrics/breakdown.ts), as the
- * `breakdown.json` object of a run folder and as the "<metric> by category" section of summary.md.
- * Rendering and shaping only; the means come from `breakdownBy`.
+ * The query slices of a report (src/analysis/slices.ts), as the `breakdown.json` object of a run
+ * folder and as the "<metric> by slice" section of summary.md. Formatting only: every mean, count,
+ * Δ and p-value comes from the Report.
  */
-import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
-import { breakdownBy, queryCategories, UNLABELLED, type GroupStats } from '../metrics/breakdown.js';
-import { measureKey } from '../metrics/measures.js';
-import { formatPercent, roundHalfEven } from '../metrics/round.js';
+import type { Report } from '../analysis/report.js';
+import type { RunSlice, RunSlices } from '../analysis/slices.js';
+import { UNLABELLED } from '../metrics/breakdown.js';
+import { formatPercent, formatPercentDelta, roundHalfEven } from '../metrics/round.js';
 import { escapeMd, mdTable } from './markdown.js';
+import { runName } from './strategies.js';
 
-export interface RunBreakdown {
-  retriever: string;
-  reranker: string;
-  /** major -> queries and means, largest group first, `(unlabelled)` last. */
-  groups: Map<string, GroupStats>;
+/** Significance level of the marks in the slice tables (Holm-corrected p within a slice). */
+export const SLICE_ALPHA = 0.05;
+
+const r5 = (x: number) => roundHalfEven(x, 5);
+
+function roundMetrics(m: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(m)) out[k] = r5(v);
+  return out;
 }
 
-/** Breakdown of every run by `major`, in run order. */
-export function runBreakdowns(res: ExperimentResult): RunBreakdown[] {
-  const categories = queryCategories(res.dataset.qrels, res.dataset.skills, 'major');
-  const keys = res.measures.map(measureKey);
-  return res.runs.map((r: RunResult) => ({
-    retriever: r.retriever,
-    reranker: r.reranker,
-    groups: breakdownBy(r.evaluation.perQuery, (qid) => categories.get(qid), keys),
-  }));
-}
-
-/** breakdown.json of one run: `{"by": "major", "groups": {major: {"queries": n, "metrics": {…5 decimals}}}}`. */
-export function breakdownJson(b: RunBreakdown): Record<string, unknown> {
+function sliceJson(s: RunSlice, primaryKey: string): Record<string, unknown> {
   const groups: Record<string, unknown> = {};
-  for (const [g, s] of b.groups) {
-    const metrics: Record<string, number> = {};
-    for (const [k, v] of Object.entries(s.metrics)) metrics[k] = roundHalfEven(v, 5);
-    groups[g] = { queries: s.queries, metrics };
+  for (const [g, st] of s.groups) {
+    const v = st.vsNone;
+    groups[g] = {
+      queries: st.queries,
+      metrics: roundMetrics(st.metrics),
+      ...(v
+        ? {
+            vs_none: {
+              metric: primaryKey,
+              delta: r5(v.delta),
+              helped: v.helped,
+              hurt: v.hurt,
+              unchanged: v.unchanged,
+              p_value: r5(v.pValue),
+              p_holm: r5(v.pHolm),
+            },
+          }
+        : {}),
+    };
   }
-  return { by: 'major', groups };
+  return {
+    note: s.note,
+    overlapping: s.overlapping,
+    ...(s.boundaries ? { boundaries: [...s.boundaries] } : {}),
+    groups,
+  };
 }
 
 /**
- * "<NDCG@10> by category": rows = runs, columns = the majors present (largest first, with their
- * query counts) and all queries. Empty string when fewer than 2 majors are present.
+ * breakdown.json of one run: `{"category_rule", "slices": {name: {"note", "overlapping", "boundaries"?,
+ * "groups": {group: {"queries", "metrics" (5 decimals), "vs_none"?}}}}}`.
  */
-export function renderBreakdownSection(res: ExperimentResult, breakdowns: readonly RunBreakdown[]): string {
-  const first = breakdowns[0];
-  if (!first) return '';
-  const majors = [...first.groups.keys()];
-  if (majors.filter((g) => g !== UNLABELLED).length < 2) return '';
-  const ks = res.config.k;
-  const key = `NDCG@${ks.includes(10) ? 10 : ks[0]!}`;
-  const total = [...first.groups.values()].reduce((s, g) => s + g.queries, 0);
-  const header = ['Run', ...majors.map((g) => `${escapeMd(g)} (${first.groups.get(g)!.queries})`), `All (${total})`];
-  const runByKey = new Map(res.runs.map((r) => [`${r.retriever}\u0000${r.reranker}`, r]));
-  const rows = breakdowns.map((b) => {
-    const all = runByKey.get(`${b.retriever}\u0000${b.reranker}`)?.evaluation.aggregate[key];
-    const cell = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
-    return [`${escapeMd(b.retriever)} / ${escapeMd(b.reranker)}`, ...majors.map((g) => cell(b.groups.get(g)?.metrics[key])), cell(all)];
-  });
-  return (
-    `## ${key} by category\n\n` +
-    `Queries grouped by the taxonomy major of their primary gold skill (the first judgement with the highest grade; query counts in the header), ×100.\n\n` +
-    mdTable(header, rows, ['l', ...header.slice(1).map(() => 'r' as const)])
-  );
+export function breakdownJson(report: Report, b: RunSlices): Record<string, unknown> {
+  const slices: Record<string, unknown> = {};
+  for (const s of b.slices) slices[s.name] = sliceJson(s, report.primaryKey);
+  return { category_rule: report.categoryRule, slices };
 }
+
+const TITLES: Record<RunSlice['name'], string> = {
+  major: 'major category',
+  sub: 'sub-category',
+  gold: 'number of gold skills',
+  length: 'query length',
+  generator: 'query generator',
+};
+
+/** A slice worth a table: at least two labelled groups. */
+function shown(s: RunSlice): boolean {
+  return [...s.groups.keys()].filter((g) => g !== UNLABELLED).length >= 2;
+}
+
+/**
+ * "<NDCG@10> by slice": per slice, rows = runs and columns = its groups (query counts in the header)
+ * and all queries; under it, for reranked runs, Δ on − off inside each group with a mark where the
+ * Holm-corrected randomisation p (over the slice's groups) is below 0.05. Empty string when no slice
+ * has two labelled groups.
+ */
+export function renderSliceSection(report: Report): string {
+  const res = report.result;
+  const key = report.primaryKey;
+  const first = report.slices[0];
+  if (!first) return '';
+  const parts: string[] = [];
+  first.slices.forEach((s0, si) => {
+    if (!shown(s0)) return;
+    const groups = [...s0.groups.keys()];
+    const header = ['Run', ...groups.map((g) => `${escapeMd(g)} (${s0.groups.get(g)!.queries})`), `All (${res.runs[0]!.evaluation.counts.evaluated})`];
+    const cell = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
+    const rows = report.slices.map((b, ri) => {
+      const s = b.slices[si]!;
+      return [runName(res, b), ...groups.map((g) => cell(s.groups.get(g)?.metrics[key])), cell(res.runs[ri]!.evaluation.aggregate[key])];
+    });
+    const out = [`### By ${TITLES[s0.name]}\n`, mdTable(header, rows, ['l', ...header.slice(1).map(() => 'r' as const)])];
+    const notes = [escapeMd(s0.note)];
+    const reranked = report.slices.map((b, ri) => ({ b, r: res.runs[ri]! })).filter((x) => x.r.onOff);
+    if (reranked.length > 0) {
+      const dRows = reranked.map(({ b, r }) => {
+        const s = b.slices[si]!;
+        const all = r.onOff!.attribution.metrics[key];
+        return [
+          runName(res, b),
+          ...groups.map((g) => {
+            const v = s.groups.get(g)?.vsNone;
+            if (!v) return '–';
+            return `${formatPercentDelta(v.base, v.treated)}${v.pHolm < SLICE_ALPHA ? ' *' : ''} (${v.helped}/${v.hurt})`;
+          }),
+          all ? formatPercentDelta(all.base, all.treated) : '–',
+        ];
+      });
+      out.push(`Reranker on − off inside each group (Δ ${escapeMd(key)} ×100, helped/hurt queries):\n`);
+      out.push(mdTable(['Run', ...header.slice(1)], dRows, ['l', ...header.slice(1).map(() => 'r' as const)]));
+      notes.push(
+        `\\* p < ${SLICE_ALPHA} after Holm's correction over this slice's groups (two-sided paired randomisation test per group, seed ${res.config.stats.seed}, ${res.config.stats.iterations} iterations).`,
+      );
+    }
+    out.push(`${notes.join(' ')}\n`);
+    parts.push(out.join('\n'));
+  });
+  if (parts.length === 0) return '';
+  return `## ${escapeMd(key)} by slice\n\n×100. Category rule: ${report.categoryRule === 'each_gold' ? "each gold skill's category (the paper's)" : 'primary gold skill'} (\`report.category_rule\`).\n\n${parts.join('\n')}`;
+}
+

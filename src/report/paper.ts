@@ -6,6 +6,7 @@
 import type { SkillretRelease } from '../data/hub.js';
 import { formatFixed, formatPercent } from '../metrics/round.js';
 import type { PaperReport } from '../paper/published-vs-measured.js';
+import { describeTolerances } from '../metrics/verdict.js';
 import { escapeMd, mdTable } from './markdown.js';
 
 const signed = (x: number) => {
@@ -38,11 +39,13 @@ export function renderPaperSection(report: PaperReport | undefined, measureOrder
     rows.push([`${escapeMd(c.retriever)} / ${escapeMd(c.reranker)}`, `${escapeMd(c.row)}${over} (${escapeMd(c.table)})`, 'yours', ...cell((m) => formatPercent(m.yours))]);
     rows.push(['', '', 'paper', ...cell((m) => formatFixed(m.published, m.decimals))]);
     rows.push(['', '', 'Δ', ...cell((m) => signed(m.delta))]);
+    rows.push(['', '', 'verdict', ...cell((m) => m.verdict)]);
   }
   const out = [
     title,
     `${pin} Yours and published in percent (published values with their published decimals), Δ = yours − published in points. All tables: \`skillret-eval paper --split ${escapeMd(release.version)}\`.\n`,
     mdTable(['Run', 'Published row (table)', '', ...cols], rows, ['l', 'l', 'l', ...cols.map(() => 'r' as const)]),
+    `Verdict: **${report.verdict}** over ${report.runs.length} reproduced ${report.runs.length === 1 ? 'run' : 'runs'} (${escapeMd(describeTolerances(report.tolerances))}; \`report.ok_within\`, \`report.close_within\`).\n`,
   ];
   const dev = report.runs.filter((c) => c.deviations.length > 0).map((c) => `${escapeMd(c.retriever)} / ${escapeMd(c.reranker)}: ${c.deviations.map(escapeMd).join('; ')}`);
   if (report.common.length > 0) dev.unshift(`every run: ${report.common.map(escapeMd).join('; ')}`);

@@ -8,6 +8,7 @@
 import { formatOfficialResult } from '../formats/official-json.js';
 import { join } from 'node:path';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
+import type { Report } from '../analysis/report.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
 import { faultPoint } from '../util/fault.js';
 import { escapeControl } from '../util/terminal-text.js';
@@ -15,11 +16,10 @@ import { formatTrecRun } from '../formats/trec-run.js';
 import { roundHalfEven } from '../metrics/round.js';
 import { trecOrder } from '../metrics/rank.js';
 import { renderSummary } from './summary.js';
-import { breakdownJson, runBreakdowns } from './breakdown.js';
+import { breakdownJson } from './breakdown.js';
 import { operatingPointsJson } from './operating-points.js';
 import { QUERIES_FILE, queriesJsonl, SKILLS_FILE, skillsJsonl } from './explorer-files.js';
-import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
-import { paperJson, paperReport } from '../paper/published-vs-measured.js';
+import { paperJson } from '../paper/published-vs-measured.js';
 import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 
@@ -42,11 +42,12 @@ function docsNotInCorpus(res: ExperimentResult, retriever: string): { docs_not_i
 }
 
 /**
- * The metrics.json object of one run. A `paper` block (published values and deltas, percent) is added
- * only when the dataset is one of `releases` (default: the pinned SkillRet releases) and the run has
- * a published counterpart (src/paper/published-vs-measured.ts).
+ * The metrics.json object of one run. A `paper` block (published values, deltas in points and
+ * verdicts) is added only when the dataset is one of the report's pinned releases and the run has a
+ * published counterpart (src/paper/published-vs-measured.ts).
  */
-export function metricsJson(res: ExperimentResult, r: RunResult, releases: readonly SkillretRelease[] = SKILLRET_RELEASES): Record<string, unknown> {
+export function metricsJson(report: Report, r: RunResult): Record<string, unknown> {
+  const res = report.result;
   const e = r.evaluation;
   const keys = res.measures.map((m) => `${m.name}@${m.k}`);
   const metrics: Record<string, number> = {};
@@ -98,7 +99,7 @@ export function metricsJson(res: ExperimentResult, r: RunResult, releases: reado
       attribution: roundDeep(a),
     };
   }
-  const paper = paperJson(paperReport(res, releases), r);
+  const paper = paperJson(report.paper, r);
   if (paper) out.paper = paper;
   return out;
 }
@@ -179,25 +180,24 @@ export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Rec
  * passes a staging folder that is swapped in whole when complete, see util/staged-folder.ts).
  * Returns the summary.md text.
  */
-export function writeResults(res: ExperimentResult, extras: ManifestExtras, opts: { releases?: readonly SkillretRelease[]; dir?: string } = {}): string {
+export function writeResults(report: Report, extras: ManifestExtras, opts: { dir?: string } = {}): string {
+  const res = report.result;
   const out = opts.dir ?? res.config.output;
   const queryOrder = res.dataset.queries.map((q) => q.id);
-  const releases = opts.releases ?? SKILLRET_RELEASES;
-  const breakdowns = runBreakdowns(res);
   res.runs.forEach((r, i) => {
     const dir = runDir(out, r);
     writeFileAtomic(join(dir, 'run.trec'), formatTrecRun(r.run, `${r.retriever}.${r.reranker}`, queryOrder));
     writeFileAtomic(join(dir, 'per-query.jsonl'), perQueryJsonl(res, r));
     writeFileAtomic(join(dir, 'official.json'), formatOfficialResult(res.dataset.split, r.evaluation.aggregate, res.config.k, r.run, queryOrder));
-    writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(res, r, releases));
-    writeJsonAtomic(join(dir, 'breakdown.json'), breakdownJson(breakdowns[i]!));
+    writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(report, r));
+    writeJsonAtomic(join(dir, 'breakdown.json'), breakdownJson(report, report.slices[i]!));
     writeJsonAtomic(join(dir, 'operating-points.json'), operatingPointsJson(r));
     if (i === 0) faultPoint('writing');
   });
   writeFileAtomic(join(out, QUERIES_FILE), queriesJsonl(res));
   writeFileAtomic(join(out, SKILLS_FILE), skillsJsonl(res));
   // Whatever a renderer missed, no control character reaches the file (newlines are the format's).
-  const summary = escapeControl(renderSummary(res, { releases, breakdowns }));
+  const summary = escapeControl(renderSummary(report));
   writeFileAtomic(join(out, 'summary.md'), summary);
   writeJsonAtomic(join(out, 'manifest.json'), manifestJson(res, extras));
   return summary;

@@ -2,27 +2,19 @@
  * summary.md: the paper-shaped table (rows = runs; NDCG, Recall, Completeness
  * at each k, ×100, 2 decimals), the reranker on/off table with significance and
  * the first-stage ceiling, the HNSW approximation audit and the cost of each stage; the published
- * results of the paper next to the runs' (pinned releases only, report/paper.ts) and NDCG by taxonomy
- * category (report/breakdown.ts). Rendering only: every number comes from the ExperimentResult (the
- * category means and the paper deltas are pure functions of it).
+ * results of the paper next to the runs' with verdicts (pinned releases only, report/paper.ts) and
+ * the query slices (report/breakdown.ts). Formatting only: every number comes from the Report
+ * (src/analysis/report.ts).
  */
+import type { Report } from '../analysis/report.js';
 import type { ExperimentResult, StageRecord } from '../pipeline/experiment.js';
 import { relative } from 'node:path';
 import { escapeMd, mdTable } from './markdown.js';
 import { formatPercent, formatFixed, formatPercentDelta, formatSignedPercent } from '../metrics/round.js';
-import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
-import { paperReport } from '../paper/published-vs-measured.js';
 import { renderPaperSection } from './paper.js';
-import { renderBreakdownSection, runBreakdowns, type RunBreakdown } from './breakdown.js';
+import { renderSliceSection } from './breakdown.js';
 import { renderStrategySection, runName } from './strategies.js';
 import { renderOperatingPointsSection } from './operating-points.js';
-
-export interface SummaryOptions {
-  /** Pinned releases the dataset is checked against for the published-results section (default SKILLRET_RELEASES). */
-  releases?: readonly SkillretRelease[];
-  /** Precomputed category breakdowns (default: computed here). */
-  breakdowns?: readonly RunBreakdown[];
-}
 
 const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
 const signedPct = (x: number | undefined) => (x === undefined ? '–' : formatSignedPercent(x));
@@ -62,7 +54,8 @@ function costRow(s: StageRecord): string[] {
   return [s.kind, name, num(s.seconds, 2), rate.join(', ') || '–', truncation, hits];
 }
 
-export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}): string {
+export function renderSummary(report: Report): string {
+  const res = report.result;
   const { config, dataset } = res;
   const ks = config.k;
   const out: string[] = [];
@@ -79,11 +72,10 @@ export function renderSummary(res: ExperimentResult, opts: SummaryOptions = {}):
   out.push('## Results\n');
   out.push(mdTable(['Run', ...cols], rows, ['l', ...cols.map(() => 'r' as const)]));
 
-  // Published numbers (pinned releases only) and the per-category breakdown.
-  const releases = opts.releases ?? SKILLRET_RELEASES;
-  out.push(renderPaperSection(paperReport(res, releases), res.measures.map((m) => `${m.name}@${m.k}`), releases));
-  const byCategory = renderBreakdownSection(res, opts.breakdowns ?? runBreakdowns(res));
-  if (byCategory) out.push(byCategory);
+  // Published numbers with verdicts (pinned releases only) and the query slices.
+  out.push(renderPaperSection(report.paper, res.measures.map((m) => `${m.name}@${m.k}`), report.releases));
+  const slices = renderSliceSection(report);
+  if (slices) out.push(slices);
 
   const strategies = renderStrategySection(res);
   if (strategies) out.push(strategies);

@@ -5,7 +5,7 @@
  */
 import { formatFixed, formatPercent } from '../../metrics/round.js';
 import type { ClaimVerdicts, PublishedTableView } from '../../paper/published-table.js';
-import { describeTolerances, type Tolerances } from '../../paper/verdict.js';
+import { describeTolerances, type Tolerances } from '../../metrics/verdict.js';
 import { escapeMd, mdTable } from '../markdown.js';
 import { renderTextTable, escapeTerminal } from './text.js';
 

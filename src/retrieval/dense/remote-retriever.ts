@@ -70,7 +70,6 @@ export interface RemoteDenseInfo {
   throughput: { docsPerSec: number | null; queriesPerSec: number | null };
   timings: Record<string, number>;
   index: IndexInfo;
-  overlap?: Record<string, number>;
 }
 
 interface Memo {
@@ -237,6 +236,5 @@ export async function remoteDenseRetrieve(
     timings,
     index: found.index,
   };
-  if (found.overlap) info.overlap = found.overlap;
   return found.exactRun ? { run: found.run, exactRun: found.exactRun, info } : { run: found.run, info };
 }

@@ -87,7 +87,6 @@ export interface DenseInfo {
   truncation: { documentsTruncated: number; documentsTotal: number; tokensDropped: number; queriesTruncated: number };
   timings: Record<string, number>;
   index: IndexInfo;
-  overlap?: Record<string, number>;
 }
 
 interface Resolved {
@@ -238,7 +237,7 @@ export async function denseRetrieve(
       queryIds,
     );
     Object.assign(timings, found.timings);
-    const { run, exactRun, overlap } = found;
+    const { run, exactRun } = found;
     const indexInfo = found.index;
 
     const info: DenseInfo = {
@@ -289,7 +288,6 @@ export async function denseRetrieve(
       timings,
       index: indexInfo,
     };
-    if (overlap) info.overlap = overlap;
     return exactRun ? { run, exactRun, info } : { run, info };
   } finally {
     await embedder.dispose();

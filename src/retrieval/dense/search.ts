@@ -5,7 +5,6 @@
  */
 import type { Run, ScoredDoc } from '../../core/types.js';
 import type { StageContext } from '../../core/context.js';
-import { overlapAtK } from './audit.js';
 import { exactTopKFast } from './index-exact-fast.js';
 import type { TopK, VectorMatrix } from './index-exact.js';
 import { buildOrLoadHnsw, hnswTopK, type HnswBuildInfo } from './index-hnsw.js';
@@ -18,10 +17,9 @@ export type IndexInfo =
 
 export interface SearchOutput {
   run: Run;
-  /** Exact top-k, when the run came from the HNSW index. */
+  /** Exact top-k, when the run came from the HNSW index (the pipeline audits the approximation against it). */
   exactRun?: Run;
   index: IndexInfo;
-  overlap?: Record<string, number>;
   /** search, and for HNSW indexBuild, indexLoad, exactSearch (seconds). */
   timings: Record<string, number>;
 }
@@ -63,12 +61,10 @@ export async function searchVectors(
   t = performance.now();
   const exactRun = toRun(docIds, queryIds, await exactTopKFast(D, docIds, Q, spec.topK, threads));
   clock('exactSearch', t);
-  const ks = [...new Set([5, 10, spec.topK].filter((k) => k <= spec.topK))].sort((a, b) => a - b);
   return {
     run,
     exactRun,
     index: { type: 'hnsw', M: p.M, efConstruction: p.efConstruction, efSearch: p.efSearch, seed: p.seed, searchSeconds, ...handle.info },
-    overlap: overlapAtK(run, exactRun, ks),
     timings,
   };
 }

@@ -1,0 +1,58 @@
+/**
+ * The report value of an experiment: everything a report shows, computed once, after the pipeline
+ * ran and before anything is written. The pipeline's result already holds each run's evaluation,
+ * the reranker on/off attribution, the approximation audit, the strategy comparisons and the
+ * injection operating points; `analyze` adds what is derived across runs and data: the query slices
+ * of every run (with the on/off comparison inside each group) and the published-vs-measured pairing
+ * with its verdicts. The renderers (src/report/: results-folder.ts, summary.ts) only format a
+ * `Report`; none of them computes.
+ */
+import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
+import { DEFAULT_PRIMARY_KEY } from '../significance/attribution.js';
+import type { CategoryRule } from '../metrics/slices.js';
+import type { Tolerances } from '../metrics/verdict.js';
+import { measureKey } from '../metrics/measures.js';
+import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
+import { paperReport, type PaperReport } from '../paper/published-vs-measured.js';
+import { runSlices, type RunSlices } from './slices.js';
+
+export interface Report {
+  /** The pipeline's result: config, dataset, measures, runs (evaluations, on/off, audit, …), stages, timings. */
+  result: ExperimentResult;
+  /** The main metric of tables and slice comparisons: NDCG@10, or NDCG at the first k. */
+  primaryKey: string;
+  /** The category rule of the major/sub slices. */
+  categoryRule: CategoryRule;
+  /** Per run (run order): its slices. */
+  slices: RunSlices[];
+  /** The pinned releases the dataset was checked against. */
+  releases: readonly SkillretRelease[];
+  /** Published vs measured with verdicts; undefined when the dataset is not a pinned release. */
+  paper: PaperReport | undefined;
+  tolerances: Tolerances;
+}
+
+export interface AnalyzeOptions {
+  /** Pinned releases the dataset is matched against (default: the SkillRet releases). */
+  releases?: readonly SkillretRelease[];
+}
+
+/** The primary key of an experiment's tables: NDCG@10 when 10 is among the k, else NDCG at the first k. */
+export function primaryKeyOf(res: ExperimentResult): string {
+  const keys = res.measures.map(measureKey);
+  if (keys.includes(DEFAULT_PRIMARY_KEY)) return DEFAULT_PRIMARY_KEY;
+  return `NDCG@${res.config.k[0]!}`;
+}
+
+export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {
+  const releases = o.releases ?? SKILLRET_RELEASES;
+  const tolerances: Tolerances = { ok: res.config.report.ok_within, close: res.config.report.close_within };
+  const categoryRule = res.config.report.category_rule;
+  const primaryKey = primaryKeyOf(res);
+  const slices = runSlices(
+    res.dataset,
+    res.runs.map((r: RunResult) => ({ retriever: r.retriever, reranker: r.reranker, evaluation: r.evaluation, ...(r.onOff ? { base: r.onOff.base } : {}) })),
+    { rule: categoryRule, keys: res.measures.map(measureKey), primaryKey, seed: res.config.stats.seed, iterations: res.config.stats.iterations },
+  );
+  return { result: res, primaryKey, categoryRule, slices, releases, paper: paperReport(res, releases, tolerances), tolerances };
+}
