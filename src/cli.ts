@@ -109,6 +109,8 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--check', 'exit with code 1 when any paper-reproduction verdict is FAIL')
     .option('--ok-within <points>', 'verdict OK when |Δ| ≤ this many points (default 0.05)', parseFloatOpt('--ok-within'))
     .option('--close-within <points>', 'verdict close when |Δ| ≤ this many points (default 1.0)', parseFloatOpt('--close-within'))
+    .addOption(new Option('--slice <name>', 'the comparison inside each group of a query slice: gold categories, gold count, length tertiles, query generator').choices(['major', 'sub', 'gold', 'length', 'generator']))
+    .addOption(new Option('--category-rule <rule>', "major/sub slices: each gold skill's category (the paper's rule) or the primary gold skill's").choices(['each_gold', 'primary_gold']))
     .action(async (paths: string[], opts: CompareCliOptions, cmd: Command) => {
       const { compareCli } = await import('./commands/compare-cli.js');
       const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';

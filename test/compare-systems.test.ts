@@ -187,3 +187,62 @@ describe('compare over many systems', () => {
     expect(bad.code).toBe(2);
   });
 });
+
+describe('compare --slice', () => {
+  let exp: string;
+  beforeAll(() => {
+    // Queries 0–4 have gold s1 (major "Alpha"), 5–9 gold s2 (major "Beta"); q-09 also s1. Lengths: i+1 words.
+    const gold = (i: number) => (i < 5 ? ['s1'] : i === 9 ? ['s2', 's1'] : ['s2']);
+    put('sl/bm25/none', A, { gold, metrics: { experiment: 'sl', retriever: 'bm25', reranker: 'none' } });
+    put('sl/dense/none', B, { gold, metrics: { experiment: 'sl', retriever: 'dense', reranker: 'none' } });
+    exp = join(root, 'sl');
+    writeFileSync(join(exp, 'manifest.json'), JSON.stringify({ runs: [{ dir: 'bm25/none' }, { dir: 'dense/none' }] }));
+    writeFileSync(join(exp, 'queries.jsonl'), A.map((_, i) => JSON.stringify({ id: qid(i), query: 'w '.repeat(i + 1), gold: gold(i) })).join('\n') + '\n');
+    writeFileSync(join(exp, 'skills.jsonl'), [{ id: 's1', name: 'one', major: 'Alpha' }, { id: 's2', name: 'two', major: 'Be<ta|' }].map((s) => JSON.stringify(s)).join('\n') + '\n');
+  });
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
+  it('json: each group compared on its own queries; each_gold puts q-09 in both majors', async () => {
+    const j = JSON.parse(await compareSystemsCommand({ paths: [exp], format: 'json', slice: 'major' }));
+    expect(j.slice).toBe('major');
+    expect(j.category_rule).toBe('each_gold');
+    expect(j.overlapping).toBe(true);
+    expect(j.groups.map((g: { group: string; queries: number }) => [g.group, g.queries])).toEqual([
+      ['Alpha', 6],
+      ['Be<ta|', 5],
+    ]);
+    const alpha = j.groups[0].comparison;
+    expect(alpha.runs[0].means['NDCG@10']).toBeCloseTo(mean([...A.slice(0, 5), A[9]!]), 14);
+    expect(alpha.runs[1].means['NDCG@10']).toBeCloseTo(mean([...B.slice(0, 5), B[9]!]), 14);
+    expect(j.groups[1].comparison.runs[1].means['NDCG@10']).toBeCloseTo(mean(B.slice(5)), 14);
+  });
+
+  it('primary_gold: a partition; length: tertiles of the compared queries with their boundaries', async () => {
+    const p = JSON.parse(await compareSystemsCommand({ paths: [exp], format: 'json', slice: 'major', categoryRule: 'primary_gold' }));
+    expect(p.groups.map((g: { queries: number }) => g.queries)).toEqual([5, 5]);
+    const l = JSON.parse(await compareSystemsCommand({ paths: [exp], format: 'json', slice: 'length' }));
+    // Word counts 1..10: ranks ⌈10/3⌉ = 4 and ⌈20/3⌉ = 7.
+    expect(l.boundaries).toEqual([4, 7]);
+    expect(l.groups.map((g: { group: string; queries: number }) => [g.group, g.queries])).toEqual([
+      ['≤ 4 words', 4],
+      ['5–7 words', 3],
+      ['> 7 words', 3],
+    ]);
+  });
+
+  it('md escapes group names; csv has slice and group columns; a bad slice is one line', async () => {
+    const md = await compareSystemsCommand({ paths: [exp], format: 'md', slice: 'major' });
+    expect(md).toContain('## major: Be&lt;ta\\| (5 queries)');
+    expect(md).toContain("Each query counts once in each distinct major of its gold skills (the paper's rule)");
+    const csv = (await compareSystemsCommand({ paths: [exp], format: 'csv', slice: 'gold' })).trimEnd().split('\n');
+    expect(csv[0]!.startsWith('slice,group,run,metric,mean')).toBe(true);
+    expect(csv.filter((l) => l.startsWith('gold,1 gold,'))).toHaveLength(4); // 2 runs × 2 metrics
+    expect(csv.filter((l) => l.startsWith('gold,2 gold,'))).toHaveLength(4);
+    const r = await runCli(['compare', exp, '--slice', 'colour']);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toContain('--slice');
+    expect(await userError(compareSystemsCommand({ paths: [exp], slice: 'generator' }))).toContain('--slice generator: no compared query has a generator model');
+    expect(await userError(compareSystemsCommand({ paths: [exp], slice: 'major', categoryRule: 'first' }))).toContain('--category-rule: expected one of each_gold, primary_gold');
+  });
+});

@@ -5,8 +5,8 @@
  * the group's queries (seed derived from the experiment's seed, the slice and the group).
  */
 import type { Evaluation } from '../metrics/evaluate.js';
-import { UNLABELLED, type GroupStats } from '../metrics/breakdown.js';
-import { querySlices, sliceGroups, type CategoryRule, type SliceDefinition, type SliceName } from '../metrics/slices.js';
+import type { GroupStats } from '../metrics/breakdown.js';
+import { querySlices, sliceGroups, sliceMembers, type CategoryRule, type SliceName } from '../metrics/slices.js';
 import { compareUtf8 } from '../metrics/rank.js';
 import { pairedRandomizationTest } from '../stats/randomization.js';
 import { deriveSeed } from '../stats/rng.js';
@@ -82,19 +82,6 @@ function compareInGroup(
   return { base: sa / n, treated: sb / n, delta: sb / n - sa / n, helped, hurt, unchanged: n - helped - hurt, pValue: p.pValue };
 }
 
-function membersOf(slice: SliceDefinition, qids: Iterable<string>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const q of qids) {
-    const gs = slice.groupsOf(q);
-    for (const g of gs.length === 0 ? [UNLABELLED] : new Set(gs)) {
-      const list = out.get(g);
-      if (list) list.push(q);
-      else out.set(g, [q]);
-    }
-  }
-  return out;
-}
-
 /**
  * Every run's slices, in run order. `runs[i].base` is the first stage's evaluation of a reranked run
  * (its on/off base), absent otherwise.
@@ -111,7 +98,7 @@ export function runSlices(
     reranker: r.reranker,
     slices: defs.map((def) => {
       const stats = sliceGroups(def, r.evaluation.perQuery, o.keys);
-      const members = r.base ? membersOf(def, r.evaluation.perQuery.keys()) : undefined;
+      const members = r.base ? sliceMembers(def, r.evaluation.perQuery.keys()) : undefined;
       const groups = new Map<string, SliceGroup>();
       const tests = new Map<string, Omit<GroupComparison, 'pHolm'>>();
       for (const g of stats.keys()) {

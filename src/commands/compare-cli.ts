@@ -30,6 +30,8 @@ export interface CompareCliOptions {
   check?: boolean;
   okWithin?: number;
   closeWithin?: number;
+  slice?: string;
+  categoryRule?: string;
 }
 
 
@@ -41,7 +43,7 @@ function isSingleRun(path: string): boolean {
 
 /** Writes the output with `write`; a failed --check then throws CheckFailure (exit code 1). */
 export async function compareCli(paths: string[], o: CompareCliOptions, given: (option: string) => boolean, write: (s: string) => void): Promise<void> {
-  const newOptions = ['out', 'baseline', 'measures', 'test', 'alpha', 'correction', 'commonQueries', 'pairs', 'paper', 'check', 'okWithin', 'closeWithin'].filter(given);
+  const newOptions = ['out', 'baseline', 'measures', 'test', 'alpha', 'correction', 'commonQueries', 'pairs', 'paper', 'check', 'okWithin', 'closeWithin', 'slice', 'categoryRule'].filter(given);
   const twoRun = paths.length === 2 && paths.every(isSingleRun) && newOptions.length === 0 && (o.format === 'table' || o.format === 'json');
   if (twoRun) {
     write(await compareCommand({ a: paths[0]!, b: paths[1]!, format: o.format as 'table' | 'json', seed: o.seed, iterations: o.iterations, ...(o.keys ? { keys: o.keys } : {}), ...(o.allowDifferentData ? { allowDifferentData: true } : {}) }));
@@ -66,6 +68,8 @@ export async function compareCli(paths: string[], o: CompareCliOptions, given: (
     check: o.check === true,
     ...(o.okWithin !== undefined ? { okWithin: o.okWithin } : {}),
     ...(o.closeWithin !== undefined ? { closeWithin: o.closeWithin } : {}),
+    ...(o.slice !== undefined ? { slice: o.slice } : {}),
+    ...(o.categoryRule !== undefined ? { categoryRule: o.categoryRule } : {}),
   });
   write(r.text);
   if (r.failures > 0) throw new CheckFailure(`--check: ${r.failures} paper-reproduction verdict${r.failures === 1 ? ' is' : 's are'} FAIL`);

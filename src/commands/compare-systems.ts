@@ -22,6 +22,10 @@ import { writeFileAtomic } from '../util/atomic.js';
 import { claimVerdicts, paperClaim, publishedTables, type PaperClaim } from '../paper/published-table.js';
 import { DEFAULT_TOLERANCES, type Tolerances } from '../metrics/verdict.js';
 import { renderPublishedTables, renderVerdicts } from '../report/systems/paper.js';
+import { renderSliceComparison } from '../report/systems/slices.js';
+import { compareBySlice, type SliceComparison } from '../analysis/slice-comparison.js';
+import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE, SLICE_NAMES, type CategoryRule, type SliceName } from '../metrics/slices.js';
+import { readExplorerFiles, type QueryInfo, type SkillInfo } from '../report/explorer-files.js';
 
 export const FORMATS = ['table', 'md', 'latex', 'csv', 'json'] as const;
 export type CompareFormat = (typeof FORMATS)[number];
@@ -47,6 +51,10 @@ export interface CompareSystemsOptions {
   check?: boolean;
   okWithin?: number;
   closeWithin?: number;
+  /** Compare inside each group of this query slice (metrics/slices.ts). */
+  slice?: string;
+  /** The major/sub slices' rule (default each_gold, the paper's). */
+  categoryRule?: string;
 }
 
 const MAIN_NAMES = ['NDCG', 'Recall', 'Completeness'];
@@ -106,6 +114,8 @@ export interface CheckedOptions {
   seed: number;
   iterations: number;
   tolerances: Tolerances;
+  slice?: SliceName;
+  categoryRule: CategoryRule;
 }
 
 export function checkCompareOptions(o: CompareSystemsOptions): CheckedOptions {
@@ -126,15 +136,23 @@ export function checkCompareOptions(o: CompareSystemsOptions): CheckedOptions {
   if (!(tolerances.ok >= 0)) throw new UserError(`--ok-within: expected a non-negative number of points, got ${String(tolerances.ok)}`);
   if (!(tolerances.close >= tolerances.ok)) throw new UserError(`--close-within: expected a number of points ≥ the OK tolerance ${tolerances.ok}, got ${String(tolerances.close)}`);
   if (o.paper && (format === 'latex' || format === 'csv')) throw new UserError('--paper: use --format table, md or json');
+  const slice = o.slice as SliceName | undefined;
+  if (slice !== undefined && !SLICE_NAMES.includes(slice)) throw new UserError(`--slice: expected one of ${SLICE_NAMES.join(', ')}, got ${JSON.stringify(o.slice)}`);
+  const categoryRule = (o.categoryRule ?? DEFAULT_CATEGORY_RULE) as CategoryRule;
+  if (!CATEGORY_RULES.includes(categoryRule)) throw new UserError(`--category-rule: expected one of ${CATEGORY_RULES.join(', ')}, got ${JSON.stringify(o.categoryRule)}`);
+  if (slice !== undefined && o.paper) throw new UserError('--slice: not with --paper (the published tables have no slices)');
   if (o.out !== undefined) {
     const dir = dirname(resolve(o.out));
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`--out: ${relative('.', dir) || dir}: no such folder`);
   }
-  return { format, test, alpha, correction, seed, iterations, tolerances };
+  return { format, test, alpha, correction, seed, iterations, tolerances, categoryRule, ...(slice !== undefined ? { slice } : {}) };
 }
 
-/** Reads the runs, checks them, computes the comparison. */
-export async function buildSystemsComparison(o: CompareSystemsOptions, c: CheckedOptions): Promise<{ runs: RunFolder[]; comparison: SystemsComparison }> {
+/** Reads the runs, checks them, computes the comparison (and, with --slice, the comparison inside each group). */
+export async function buildSystemsComparison(
+  o: CompareSystemsOptions,
+  c: CheckedOptions,
+): Promise<{ runs: RunFolder[]; comparison: SystemsComparison; slices?: SliceComparison }> {
   const runs = await collectRuns(o.paths);
   const keys = o.measures ?? defaultKeys(runs[0]!.firstKeys);
   if (keys.length === 0) throw new UserError(`${runs[0]!.file}: no metric values to compare`);
@@ -144,8 +162,21 @@ export async function buildSystemsComparison(o: CompareSystemsOptions, c: Checke
   const baseline = findBaseline(runs, o.baseline);
   const qs = resolveQuerySet(runs, o.commonQueries === true);
   const mainKey = keys.includes('NDCG@10') ? 'NDCG@10' : keys[0]!;
-  const comparison = compareSystems(runs, qs, { keys, mainKey, baseline, test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, pairs: o.pairs === 'all' });
-  return { runs, comparison };
+  const settings = { keys, mainKey, baseline, test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, pairs: o.pairs === 'all' };
+  const comparison = compareSystems(runs, qs, settings);
+  if (c.slice === undefined) return { runs, comparison };
+  const { queries, skills, source } = await sliceFiles(runs);
+  const slices = compareBySlice(runs, qs, settings, { slice: c.slice, rule: c.categoryRule, queries, skills: skills.values(), source });
+  return { runs, comparison, slices };
+}
+
+/** queries.jsonl and skills.jsonl of the runs' results folders (a run folder's is two levels up). */
+async function sliceFiles(runs: readonly RunFolder[]): Promise<{ queries: Map<string, QueryInfo>; skills: Map<string, SkillInfo>; source: string }> {
+  const queries = new Map<string, QueryInfo>();
+  const skills = new Map<string, SkillInfo>();
+  const dirs = [...new Set(runs.map((r) => r.resultsDir ?? dirname(dirname(r.dir))))];
+  for (const d of dirs) await readExplorerFiles(d, queries, skills);
+  return { queries, skills, source: dirs.join(', ') };
 }
 
 export function renderSystemsComparison(c: SystemsComparison, format: CompareFormat): string {
@@ -190,14 +221,16 @@ export async function compareWithCheck(o: CompareSystemsOptions): Promise<{ text
         : renderPublishedTables(views, c.tolerances, c.format === 'md' ? 'md' : 'table');
     summary = `${views.length} published table${views.length === 1 ? '' : 's'}, ${claims.length} reproduced row${claims.length === 1 ? '' : 's'}`;
   } else {
-    const { runs, comparison } = await buildSystemsComparison(o, c);
+    const built = await buildSystemsComparison(o, c);
+    const { runs, comparison } = built;
     const verdicts = claimVerdicts(claimsOf(runs), c.tolerances);
     if (o.check && verdicts.length === 0) throw new UserError('--check: no compared run has a published counterpart (a `paper` block in its metrics.json)');
     failures = countFails(verdicts.flatMap((v) => v.cells));
-    text = renderSystemsComparison(comparison, c.format);
+    const { slices } = built;
+    text = slices ? renderSliceComparison(slices, c.format, (x) => renderSystemsComparison(x, c.format)) : renderSystemsComparison(comparison, c.format);
     if (verdicts.length && (c.format === 'table' || c.format === 'md')) text += `\n${renderVerdicts(verdicts, c.tolerances, c.format)}`;
     if (verdicts.length && c.format === 'json') text = JSON.stringify({ ...(JSON.parse(text) as object), paper: { tolerances: c.tolerances, runs: verdicts } }, null, 2) + '\n';
-    summary = `${comparison.rows.length} runs, ${comparison.queries} queries`;
+    summary = `${comparison.rows.length} runs, ${comparison.queries} queries${built.slices ? `, ${built.slices.groups.length} ${built.slices.slice} groups` : ''}`;
   }
   const failed = o.check ? failures : 0;
   if (o.out === undefined) return { text, failures: failed };

@@ -65,20 +65,28 @@ export function breakdownByMany(
       part.set(qid, rec);
     }
   }
-  const rank = (g: string) => {
-    const i = order ? order.indexOf(g) : -1;
-    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
-  };
-  const names = [...parts.keys()].sort((a, b) => {
-    if ((a === UNLABELLED) !== (b === UNLABELLED)) return a === UNLABELLED ? 1 : -1;
-    return rank(a) - rank(b) || parts.get(b)!.size - parts.get(a)!.size || compareUtf8(a, b);
-  });
+  const names = orderGroups([...parts.keys()], (g) => parts.get(g)!.size, order);
   const out = new Map<string, GroupStats>();
   for (const g of names) {
     const part = parts.get(g)!;
     out.set(g, { queries: part.size, metrics: aggregate(part, keys) });
   }
   return out;
+}
+
+/**
+ * The order groups are shown in: those `order` names first (in its order), then the others largest
+ * first, ties by name (UTF-8 byte order); `(unlabelled)` last.
+ */
+export function orderGroups(names: readonly string[], sizeOf: (g: string) => number, order?: readonly string[]): string[] {
+  const rank = (g: string) => {
+    const i = order ? order.indexOf(g) : -1;
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+  };
+  return [...names].sort((a, b) => {
+    if ((a === UNLABELLED) !== (b === UNLABELLED)) return a === UNLABELLED ? 1 : -1;
+    return rank(a) - rank(b) || sizeOf(b) - sizeOf(a) || compareUtf8(a, b);
+  });
 }
 
 /** The primary gold skill of one query's judgements: the first with the highest grade (>= 1). */

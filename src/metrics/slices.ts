@@ -17,7 +17,7 @@
  * means are breakdown.ts folds, so a partition's query-weighted group means equal the overall mean.
  */
 import type { Qrels } from '../core/types.js';
-import { breakdownByMany, queryCategories, queryCategoriesAll, type GroupStats } from './breakdown.js';
+import { breakdownByMany, queryCategories, queryCategoriesAll, UNLABELLED, type GroupStats } from './breakdown.js';
 
 export type CategoryRule = 'each_gold' | 'primary_gold';
 export const CATEGORY_RULES: readonly CategoryRule[] = ['each_gold', 'primary_gold'];
@@ -143,4 +143,18 @@ export function querySlices(data: SliceData, evaluated: Iterable<string>, rule: 
 /** The groups of one slice for one run's per-query values. */
 export function sliceGroups(slice: SliceDefinition, perQuery: ReadonlyMap<string, Readonly<Record<string, number>>>, keys: readonly string[]): Map<string, GroupStats> {
   return breakdownByMany(perQuery, slice.groupsOf, keys, slice.order);
+}
+
+/** group → its queries (in the order of `qids`); a query with no group is in `(unlabelled)`. */
+export function sliceMembers(slice: SliceDefinition, qids: Iterable<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const q of qids) {
+    const gs = slice.groupsOf(q);
+    for (const g of gs.length === 0 ? [UNLABELLED] : new Set(gs)) {
+      const list = out.get(g);
+      if (list) list.push(q);
+      else out.set(g, [q]);
+    }
+  }
+  return out;
 }

@@ -8,25 +8,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UserError, where } from '../../core/errors.js';
 import { collectRuns, readManifest, type RunFolder } from '../../formats/results-reader.js';
-import { QUERIES_FILE, SKILLS_FILE } from '../explorer-files.js';
+import { readExplorerFiles, type QueryInfo, type SkillInfo } from '../explorer-files.js';
+
+export type { QueryInfo, SkillInfo };
 import { readInsight, type RunInsightFiles } from './insight.js';
-
-export interface QueryInfo {
-  id: string;
-  query: string;
-  generatorModel?: string;
-  gold: string[];
-}
-
-export interface SkillInfo {
-  id: string;
-  name: string;
-  major?: string;
-  sub?: string;
-  sourceUrl?: string;
-}
 
 export interface ReportRun extends RunFolder {
   /** Its breakdown.json, when present. */
@@ -41,21 +27,6 @@ export interface ReportInput {
   runs: ReportRun[];
   queries: Map<string, QueryInfo>;
   skills: Map<string, SkillInfo>;
-}
-
-async function readJsonl(file: string, each: (rec: Record<string, unknown>, line: number) => void): Promise<void> {
-  const text = await readFile(file, 'utf8');
-  text.split('\n').forEach((raw, i) => {
-    if (raw.trim() === '') return;
-    let v: unknown;
-    try {
-      v = JSON.parse(raw);
-    } catch (e) {
-      throw new UserError(`${where(file, i + 1)}invalid JSON (${(e as Error).message.replace(/\s+/g, ' ')})`);
-    }
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new UserError(`${where(file, i + 1)}expected a JSON object`);
-    each(v as Record<string, unknown>, i + 1);
-  });
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -79,26 +50,7 @@ export async function readReportInput(paths: readonly string[]): Promise<ReportI
     const manifest = await readManifest(dir);
     const name = str((manifest?.config as { resolved?: { name?: unknown } } | undefined)?.resolved?.name) ?? r.experiment ?? dir;
     folders.push({ dir, name, ...(manifest ? { manifest } : {}) });
-    const qf = join(dir, QUERIES_FILE);
-    if (existsSync(qf)) {
-      await readJsonl(qf, (rec, line) => {
-        const id = str(rec.id);
-        if (id === undefined) throw new UserError(`${where(qf, line, 'id')}expected a string`);
-        const gold = Array.isArray(rec.gold) ? rec.gold.filter((x): x is string => typeof x === 'string') : [];
-        const gm = str(rec.generator_model);
-        if (!queries.has(id)) queries.set(id, { id, query: str(rec.query) ?? '', ...(gm !== undefined ? { generatorModel: gm } : {}), gold });
-      });
-    }
-    const sf = join(dir, SKILLS_FILE);
-    if (existsSync(sf)) {
-      await readJsonl(sf, (rec, line) => {
-        const id = str(rec.id);
-        if (id === undefined) throw new UserError(`${where(sf, line, 'id')}expected a string`);
-        const [major, sub, sourceUrl] = [str(rec.major), str(rec.sub), str(rec.source_url)];
-        if (!skills.has(id))
-          skills.set(id, { id, name: str(rec.name) ?? '', ...(major !== undefined ? { major } : {}), ...(sub !== undefined ? { sub } : {}), ...(sourceUrl !== undefined ? { sourceUrl } : {}) });
-      });
-    }
+    await readExplorerFiles(dir, queries, skills);
   }
   return { folders, runs, queries, skills };
 }
