@@ -26,7 +26,13 @@ beforeAll(() => {
       vals.map((v, i) => JSON.stringify({ id: `q${i}`, metrics: { 'NDCG@10': v, 'Recall@10': v }, gold: ['s1'], retrieved: v > 0 ? ['s1', 's2'] : ['s2', 's1'], ...(rr !== 'none' ? { vs_none: { 'NDCG@10': v - 0.5 } } : {}) })).join('\n') + '\n',
     );
     writeFileSync(join(dir, 'metrics.json'), JSON.stringify({ experiment: 'exp', retriever: ret, reranker: rr, ...extra }));
-    writeFileSync(join(dir, 'breakdown.json'), JSON.stringify({ by: 'major', groups: { [EVIL]: { queries: 2, metrics: { 'NDCG@10': 0.5 } }, Other: { queries: 2, metrics: { 'NDCG@10': 0.25 } } } }));
+    if (rr === 'none') writeFileSync(join(dir, 'breakdown.json'), JSON.stringify({ by: 'major', groups: { [EVIL]: { queries: 2, metrics: { 'NDCG@10': 0.5 } }, Other: { queries: 2, metrics: { 'NDCG@10': 0.25 } } } }));
+    else {
+      // The current shape: slices, with on − off inside each group of a reranked run.
+      const vs = (base: number, treated: number, pHolm: number) => ({ metric: 'NDCG@10', base, treated, delta: treated - base, helped: 1, hurt: 0, unchanged: 1, p_value: pHolm / 2, p_holm: pHolm });
+      const groups = { [EVIL]: { queries: 2, metrics: { 'NDCG@10': 0.75 }, vs_none: vs(0.5, 0.75, 0.01) }, Other: { queries: 2, metrics: { 'NDCG@10': 0.5 }, vs_none: vs(0.25, 0.5, 0.2) } };
+      writeFileSync(join(dir, 'breakdown.json'), JSON.stringify({ category_rule: 'each_gold', slices: { major: { note: `rule ${EVIL}`, overlapping: true, groups } } }));
+    }
   };
   run('bm25', 'none', [1, 0.5, 0, 0.5]);
   run('bm25', 'rr', [1, 1, 0.5, 0], { reranking: { depth: 20, versus: 'bm25/none', ceiling: { 'Recall@20': 1 }, attribution: { primaryKey: 'NDCG@10', counts: { helped: 2, hurt: 1, unchanged: 1 }, metrics: { 'NDCG@10': { base: 0.5, treated: 0.625, randomization: { pValue: 0.5 }, tTest: { pValue: 0.4 } } } } } });
@@ -56,6 +62,9 @@ describe('report.html', () => {
     const hash = (s: string) => createHash('sha256').update(s).digest('base64');
     expect(html).toContain(`script-src 'sha256-${hash(scripts[0]!)}'`);
     expect(html).toContain(`style-src 'sha256-${hash(style)}'`);
+    // Slices: both breakdown.json shapes read; the reranked run's on − off per group, * where Holm's p < 0.05.
+    expect(html).toContain('<h3>By major</h3>'); // the first run's (older) shape names the slices
+    expect(html).toContain('<tr><th scope="row">bm25/rr</th><td>+25.00* (1/0)</td><td>+25.00 (1/0)</td></tr>');
     const block = /<script type="application\/json" id="explorer-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
     expect(block).not.toMatch(/[<>]/);
     const data = JSON.parse(block);

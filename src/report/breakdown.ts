@@ -32,6 +32,8 @@ function sliceJson(s: RunSlice, primaryKey: string): Record<string, unknown> {
         ? {
             vs_none: {
               metric: primaryKey,
+              base: r5(v.base),
+              treated: r5(v.treated),
               delta: r5(v.delta),
               helped: v.helped,
               hurt: v.hurt,

@@ -46,6 +46,8 @@ export interface SliceView {
   groups: { name: string; queries: number }[];
   key: string;
   values: { run: string; group: string; value: number }[];
+  /** Reranked runs: on − off inside each group (breakdown.json `vs_none`). */
+  onOff: { run: string; group: string; base: number; treated: number; helped: number; hurt: number; pHolm: number }[];
 }
 
 export interface ExplorerRun {
@@ -142,14 +144,19 @@ function slicesOf(runs: readonly ReportRun[], key: string): SliceView[] {
     const groups = Object.entries(s.groups).map(([g, v]) => ({ name: g, queries: num(obj(v)?.queries) ?? 0 }));
     if (groups.length < 2) continue;
     const values: SliceView['values'] = [];
+    const onOff: SliceView['onOff'] = [];
     runs.forEach((r, i) => {
       const gs = perRun[i]!.get(name)?.groups ?? {};
       for (const g of groups) {
         const v = num(obj(obj(gs[g.name])?.metrics)?.[key]);
         if (v !== undefined) values.push({ run: r.label, group: g.name, value: v });
+        const vs = obj(obj(gs[g.name])?.vs_none);
+        const [base, treated, helped, hurt, pHolm] = [num(vs?.base), num(vs?.treated), num(vs?.helped), num(vs?.hurt), num(vs?.p_holm)];
+        if (vs?.metric === key && base !== undefined && treated !== undefined && helped !== undefined && hurt !== undefined && pHolm !== undefined)
+          onOff.push({ run: r.label, group: g.name, base, treated, helped, hurt, pHolm });
       }
     });
-    out.push({ name, note: s.note, groups, key, values });
+    out.push({ name, note: s.note, groups, key, values, onOff });
   }
   return out;
 }

@@ -90,13 +90,30 @@ function auditSection(m: ReportModel): string {
 <div class="scroll"><table><thead><tr><th>Run</th>${oks.map((k) => `<th>overlap@${escapeHtml(k)}</th>`).join('')}${dks.map((k) => `<th>Δ ${escapeHtml(k)}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table></div></section>`;
 }
 
+/** Reranker on − off inside each group of a slice: Δ ×100 (helped/hurt), * where Holm's p < 0.05. */
+function sliceOnOffTable(s: ReportModel['slices'][number]): string {
+  if (s.onOff.length === 0) return '';
+  const runs = [...new Set(s.onOff.map((x) => x.run))];
+  const rows = runs
+    .map((run) => {
+      const cells = s.groups.map((g) => {
+        const x = s.onOff.find((v) => v.run === run && v.group === g.name);
+        return `<td>${x ? `${escapeHtml(formatPercentDelta(x.base, x.treated))}${x.pHolm < 0.05 ? '*' : ''} (${x.helped}/${x.hurt})` : '–'}</td>`;
+      });
+      return `<tr><th scope="row">${escapeHtml(run)}</th>${cells.join('')}</tr>`;
+    })
+    .join('');
+  return `<p class="muted">Reranker on − off inside each group (Δ ${escapeHtml(s.key)} ×100, helped/hurt queries; * p &lt; 0.05 after Holm over the groups):</p>
+<div class="scroll"><table><thead><tr><th>Run</th>${s.groups.map((g) => `<th>${escapeHtml(g.name)}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
 async function slicesSection(m: ReportModel): Promise<string> {
   if (m.slices.length === 0) return '';
   const parts: string[] = [];
   for (const s of m.slices) {
     parts.push(`<div class="slice"><h3>By ${escapeHtml(s.name)}</h3>${s.note ? `<p class="muted">${escapeHtml(s.note)}</p>` : ''}
 <p class="muted">${s.groups.map((g) => `${escapeHtml(g.name)} (${g.queries})`).join(', ')}</p>
-<figure class="chart">${await renderSvg(sliceSpec(s))}</figure></div>`);
+<figure class="chart">${await renderSvg(sliceSpec(s))}</figure>${sliceOnOffTable(s)}</div>`);
   }
   return `<section id="slices"><h2>Slices</h2>${parts.join('\n')}</section>`;
 }
