@@ -121,6 +121,49 @@ cache_dir: ./cache
     const savedNone = JSON.parse(readFileSync(join(d, 'out/saved/none/metrics.json'), 'utf8'));
     const bm25None = JSON.parse(readFileSync(join(out, 'bm25/none/metrics.json'), 'utf8'));
     expect(savedNone.metrics).toEqual(bm25None.metrics);
+
+    // A third experiment (BM25 with other parameters), then compare across all three results folders.
+    const f3 = join(d, 'bm25-k1.yaml');
+    writeFileSync(f3, `name: bm25-k1\ndataset: { path: ${join(root, 'data/mini')} }\nretrievers:\n  - { id: bm25-k1, type: bm25, k1: 0.9, b: 0.4 }\noutput: ./out3\ncache_dir: ./cache\n`);
+    expect((await cli(['run', f3, '--offline', '-q'])).code).toBe(0);
+    const folders = [out, join(d, 'out'), join(d, 'out3')];
+    const md = await cli(['compare', ...folders, '--format', 'md']);
+    expect(md.code).toBe(0);
+    expect(md.out).toMatch(/\| bm25\/none \(baseline\) \|/);
+    expect(md.out).toContain('saved/glove-maxsim');
+    expect(md.out).toContain('bm25-k1/none');
+    expect(md.out).toMatch(/\*\*\d+\.\d\d\*\*/); // the best of a column in bold
+    expect(md.out).toContain('Holm correction over the 6 runs compared with it');
+    expect(md.out).toMatch(/\| \d+\/\d+\/\d+ \|/); // W/T/L
+    const tex = await cli(['compare', ...folders, '--format', 'latex']);
+    expect(tex.out).toContain('\\toprule');
+    expect(tex.out).toContain('\\textbf{');
+    const csv = await cli(['compare', ...folders, '--format', 'csv']);
+    expect(csv.out.split('\n')[0]).toBe('run,metric,mean,delta,p_raw,p_corrected,significant,ci_low,ci_high,wins,ties,losses,best,top_group,baseline,test,correction,alpha,seed,iterations,queries');
+    expect(csv.out.trim().split('\n')).toHaveLength(1 + 7 * 9);
+    const json = JSON.parse((await cli(['compare', ...folders, '--format', 'json'])).out);
+    expect(json.runs).toHaveLength(7);
+    const sliced = JSON.parse((await cli(['compare', ...folders, '--format', 'json', '--slice', 'major'])).out);
+    expect(sliced.groups.map((g: { group: string }) => g.group)).toContain('Software Engineering');
+    for (const g of sliced.groups) expect(g.comparison.runs).toHaveLength(7);
+  });
+
+  it('slices in summary.md, breakdown.json and report.html', () => {
+    const summary = readFileSync(join(out, 'summary.md'), 'utf8');
+    expect(summary).toContain('## NDCG@10 by slice');
+    for (const t of ['major category', 'sub-category', 'number of gold skills', 'query length']) expect(summary).toContain(`### By ${t}`);
+    expect(summary).toContain('Reranker on − off inside each group');
+    const b = JSON.parse(readFileSync(join(out, 'glove/glove-maxsim/breakdown.json'), 'utf8'));
+    expect(Object.keys(b.slices)).toEqual(['major', 'sub', 'gold', 'length']);
+    const gold = b.slices.gold.groups;
+    expect(Object.keys(gold)).toEqual(['1 gold', '2 gold', '3 gold']);
+    expect(Object.values(gold).reduce((n: number, g) => n + (g as { queries: number }).queries, 0)).toBe(21);
+    for (const g of Object.values(gold) as { vs_none: { helped: number; hurt: number; unchanged: number }; queries: number }[])
+      expect(g.vs_none.helped + g.vs_none.hurt + g.vs_none.unchanged).toBe(g.queries);
+    expect(b.slices.length.boundaries).toHaveLength(2);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('<h3>By length</h3>');
+    expect(html).toContain('Reranker on − off inside each group');
   });
 });
 
