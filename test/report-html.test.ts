@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportCommand } from '../src/commands/report.js';
 import { jsonForScript } from '../src/report/html/page.js';
-import { safeHttpUrl } from '../src/report/html/model.js';
+import { safeHttpUrl } from '../src/analysis/report-view.js';
 import { userError } from './helpers/cli.js';
 
 let root: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { explainSectionHtml, explainViews, importanceLevel, injectionViews } from '../src/report/html/insight.js';
+import { explainSectionHtml } from '../src/report/html/insight.js';
+import { explainViews, importanceLevel, injectionViews } from '../src/analysis/insight-views.js';
 
 describe('report: injection curves and the highlighted-sentence view', () => {
   const runs = [

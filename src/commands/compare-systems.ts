@@ -25,7 +25,7 @@ import { renderPublishedTables, renderVerdicts } from '../report/systems/paper.j
 import { renderSliceComparison } from '../report/systems/slices.js';
 import { compareBySlice, type SliceComparison } from '../analysis/slice-comparison.js';
 import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE, SLICE_NAMES, type CategoryRule, type SliceName } from '../metrics/slices.js';
-import { readExplorerFiles, type QueryInfo, type SkillInfo } from '../report/explorer-files.js';
+import { readExplorerFiles, type QueryInfo, type SkillInfo } from '../formats/explorer-files.js';
 
 export const FORMATS = ['table', 'md', 'latex', 'csv', 'json'] as const;
 export type CompareFormat = (typeof FORMATS)[number];

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
-import type { ReportOptions } from '../report/html/model.js';
+import type { ReportOptions } from '../analysis/report-view.js';
 import { writeReportFile } from '../report/html/write.js';
 import { checkCompareOptions } from './compare-systems.js';
 

@@ -6,7 +6,7 @@
  */
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
-import type { OnOffView, ReportModel, SliceView } from './model.js';
+import type { OnOffView, ReportModel, SliceView } from '../../analysis/report-view.js';
 
 type Spec = vl.TopLevelSpec;
 

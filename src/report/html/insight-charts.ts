@@ -4,7 +4,7 @@
  * the score-threshold quantile. Data are the runs' operating-points.json curves (insight.ts).
  */
 import type * as vl from 'vega-lite';
-import type { InjectionView } from './insight.js';
+import type { InjectionView } from '../../analysis/insight-views.js';
 
 type Spec = vl.TopLevelSpec;
 

@@ -11,7 +11,7 @@ import { formatFixed, formatPercent, formatPercentDelta } from '../../metrics/ro
 import { mainTable, methodNotes, type Cell } from '../systems/model.js';
 import { atKSpec, onOffSpec, renderSvg, sliceSpec } from './charts.js';
 import { CLIENT_SCRIPT } from './client.js';
-import type { ReportModel } from './model.js';
+import type { ReportModel } from '../../analysis/report-view.js';
 import { STYLE } from './style.js';
 import { explainSectionHtml } from './insight.js';
 import { budgetCurveSpec, thresholdCurveSpec, topKCurveSpec } from './insight-charts.js';

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic.js';
-import { readReportInput } from './input.js';
-import { buildReportModel, type ReportOptions } from './model.js';
+import { readReportInput } from '../../formats/report-input.js';
+import { buildReportModel, type ReportOptions } from '../../analysis/report-view.js';
 import { renderReportHtml } from './page.js';
 
 export async function writeReportFile(paths: readonly string[], out: string, o: ReportOptions): Promise<{ runs: number; queries: number }> {

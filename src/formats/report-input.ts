@@ -8,11 +8,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { collectRuns, readManifest, type RunFolder } from '../../formats/results-reader.js';
-import { readExplorerFiles, type QueryInfo, type SkillInfo } from '../explorer-files.js';
+import { collectRuns, readManifest, type RunFolder } from './results-reader.js';
+import { readExplorerFiles, type QueryInfo, type SkillInfo } from './explorer-files.js';
 
 export type { QueryInfo, SkillInfo };
-import { readInsight, type RunInsightFiles } from './insight.js';
+import { readInsight, type RunInsightFiles } from './insight-files.js';
 
 export interface ReportRun extends RunFolder {
   /** Its breakdown.json, when present. */

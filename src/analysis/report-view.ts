@@ -4,12 +4,12 @@
  * metric@k points, each reranked run's on/off record with its per-query Δ, the HNSW audits, the slices
  * of breakdown.json and the per-query explorer data.
  */
-import { compareSystems, type SystemsComparison, type TestName } from '../../significance/systems.js';
-import { resolveQuerySet } from '../../significance/query-set.js';
-import type { Correction } from '../../stats/correction.js';
-import { formatPercent, formatSignedPercent } from '../../metrics/round.js';
-import type { ReportInput, ReportRun } from './input.js';
-import { explainViews, injectionViews, type ExplainView, type InjectionView } from './insight.js';
+import { compareSystems, type SystemsComparison, type TestName } from '../significance/systems.js';
+import { resolveQuerySet } from '../significance/query-set.js';
+import type { Correction } from '../stats/correction.js';
+import { formatPercent, formatSignedPercent } from '../metrics/round.js';
+import type { ReportInput, ReportRun } from '../formats/report-input.js';
+import { explainViews, injectionViews, type ExplainView, type InjectionView } from './insight-views.js';
 
 export interface ReportOptions {
   test: TestName;
