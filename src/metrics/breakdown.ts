@@ -5,13 +5,14 @@
  * - `breakdownBy`: partitions the evaluated queries by a group function and takes each group's mean
  *   with the same fold as the overall mean (`aggregate`), so the query-weighted mean of the group
  *   means equals the overall mean. A query whose group is undefined goes to `(unlabelled)`.
- * - Category of a query: the `major` (or `sub`) of its primary gold skill. The primary gold skill is
+ *   `breakdownByMany` lets a query be in several groups (then the sizes sum to more).
+ * - Category of a query, `primary_gold` rule (`queryCategories`): the `major` (or `sub`) of its primary
+ *   gold skill; the default rule, the paper's, is `queryCategoriesAll` (every gold skill's). The primary gold skill is
  *   the first judgement with the query's highest relevance grade, in judgement order. Judgement order
  *   is the qrels file order (or the `labels` / `skill_ids` order without a qrels file); in the
  *   published data every grade is 1 and the qrels rows follow `skill_ids`, whose first entry is the
  *   primary skill (docs/protocol.md §1). With graded qrels the seed skill (grade 2) is the primary one.
  *   No relevant judgement, a skill outside the corpus, or a missing/blank label → `(unlabelled)`.
- *   (The paper's own multi-gold attribution rule is not stated; this is one rule, applied consistently.)
  */
 import type { Qrels } from '../core/types.js';
 import { aggregate } from './evaluate.js';
