@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
-    testTimeout: 120_000,
+    // A guard against hangs, not a speed check: end-to-end tests run whole experiments, which a busy 2-core machine slows several-fold.
+    testTimeout: 600_000,
     hookTimeout: 300_000,
     pool: 'forks',
     maxWorkers: 2,
