@@ -10,13 +10,14 @@
  *
  * Order of the additions (it fixes the bits): the terms c_q·x_q go, in query order, to four partial
  * sums by q mod 4, and S = (A0 + A1) + (A2 + A3). Terms with x_q = 0 or c_q = 0 change no partial
- * sum, so they are skipped. (Versions before the shared stream summed x[index] in draw order; the
- * means are the same rounding aside.)
+ * sum, so they are skipped. (Versions before the shared stream drew one index per output with
+ * pure-rand's rule at every n and summed x[index] in draw order: seeded CIs changed once.)
  *
  * Randomness: xoroshiro128+ (src/stats/rng.ts) outputs, in order, n accepted draws per iteration,
- * the iterations one after the other; a draw's index is unbiased (Lemire's multiply-and-reject):
- * - n < 2^15: each 32-bit output gives two 16-bit numbers u, its high half first; u·n is
- *   ⌊u·n / 2^16⌋·2^16 + l, and u is rejected when l < 2^16 mod n, else the index is ⌊u·n / 2^16⌋;
+ * the iterations one after the other; every draw's index is unbiased:
+ * - n < 2^15 (Lemire's multiply-and-reject): each 32-bit output gives two 16-bit numbers u, its
+ *   high half first; with u·n = ⌊u·n / 2^16⌋·2^16 + l, u is rejected when l < 2^16 mod n, else the
+ *   index is ⌊u·n / 2^16⌋;
  * - larger n: as pure-rand's `uniformInt(rng, 0, n - 1)` draws it from one output (rejection of
  *   outputs ≥ ⌊2^32 / n⌋·n, then modulo n).
  * Same inputs and seed → the same interval, bit for bit.
