@@ -113,6 +113,18 @@ describe('compare over many systems', () => {
     expect(t).toContain('after Holm correction over all 3 pairs');
   });
 
+  it('randomization: one stream per comparison, so a pair has the same p in every place it appears', async () => {
+    const j = JSON.parse(await compareSystemsCommand({ paths: [join(root, 'exp')], format: 'json', pairs: 'all', iterations: 800, seed: 5 }));
+    const key = j.pairs.key;
+    // The baseline (row 0) comparisons come from the attribution pass, the matrix from the batched pass.
+    for (const i of [1, 2]) expect(j.pairs.pRaw[0][i]).toBe(j.runs[i].vsBaseline[key].pRaw);
+    expect(j.pairs.pRaw[1][2]).toBe(j.pairs.pRaw[2][1]);
+    // Asking for one metric only changes no p of that metric.
+    const one = JSON.parse(await compareSystemsCommand({ paths: [join(root, 'exp')], format: 'json', pairs: 'all', iterations: 800, seed: 5, measures: [key] }));
+    expect(one.pairs.pRaw).toEqual(j.pairs.pRaw);
+    expect(one.runs[2].vsBaseline[key]).toEqual(j.runs[2].vsBaseline[key]);
+  });
+
   it('latex: booktabs, \\textbf best, escaped run names, notes under the table', async () => {
     const odd = put('odd/x_&%$#{}~^\\/none', A, { metrics: { retriever: 'x_&%$#{}~^\\', reranker: 'none' } });
     const t = await compareSystemsCommand({ paths: [odd, c], format: 'latex', test: 't' });

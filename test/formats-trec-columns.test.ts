@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Qrels, Run } from '../src/core/types.js';
 import { readLineBatches, splitColumns } from '../src/formats/lines.js';
-import { column, parseDecimal, parseInteger, scanColumns } from '../src/formats/trec-columns.js';
+import { column, ColumnInterner, parseDecimal, parseInteger, scanColumns } from '../src/formats/trec-columns.js';
 import { readTrecQrels } from '../src/formats/trec-qrels.js';
 import { parseScore, readTrecRun } from '../src/formats/trec-run.js';
 
@@ -214,5 +214,40 @@ describe('number parsing from bytes', () => {
     const int = (s: string) => parseInteger(Buffer.from(s), 0, Buffer.byteLength(s));
     expect([int('0'), int('-3'), int('+12'), int('007')]).toEqual([0, -3, 12, 7]);
     for (const s of ['', '-', '1.0', '1e3', '99999999999999999', 'x']) expect(Number.isNaN(int(s)), s).toBe(true);
+  });
+});
+
+describe('ColumnInterner', () => {
+  it('gives one string object per distinct column, equal to column(); non-ASCII lines decoded as usual', async () => {
+    const ids = Array.from({ length: 3000 }, (_, i) => `doc-${i % 1500}`); // past the first table growth
+    const p = file(ids.map((d, i) => `q${i % 7} Q0 ${d} 1 1 t\n`).join('') + 'q9 Q0 dé 1 1 t\nq9 Q0 dè 1 1 t\n');
+    const interner = new ColumnInterner();
+    const got: string[] = [];
+    const plain: string[] = [];
+    await scanColumns(p, (l) => {
+      got.push(interner.get(l, 2));
+      plain.push(column(l, 2));
+    }, 97);
+    expect(got).toEqual(plain);
+    const first = new Map<string, string>();
+    let reused = 0;
+    for (const s of got.slice(0, 3000)) {
+      const f = first.get(s);
+      if (f === undefined) first.set(s, s);
+      else if (f === s) reused++;
+    }
+    expect(first.size).toBe(1500);
+    expect(reused).toBe(1500);
+    expect(got.slice(3000)).toEqual(['dé', 'dè']);
+  });
+});
+
+describe('duplicate doc ids in long rankings (Set past 64 documents)', () => {
+  it('is found in a long ranking, also when the query comes back after another', async () => {
+    const lines = Array.from({ length: 100 }, (_, i) => `q1 Q0 d${i} ${i + 1} ${100 - i} t`);
+    expect((await readTrecRun(file(lines.join('\n') + '\n'))).get('q1')!.length).toBe(100);
+    await expect(readTrecRun(file([...lines, 'q1 Q0 d3 101 0 t'].join('\n') + '\n'))).rejects.toThrow(/:101: docid: "d3" appears twice for query "q1" \(first at line 4\)$/);
+    await expect(readTrecRun(file([...lines, 'q2 Q0 d3 1 0 t', 'q1 Q0 d70 101 0 t'].join('\n') + '\n'))).rejects.toThrow(/:102: docid: "d70" appears twice for query "q1" \(first at line 71\)$/);
+    await expect(readTrecRun(file([...lines.slice(0, 10), 'q2 Q0 d3 1 0 t', 'q1 Q0 d9 11 0 t'].join('\n') + '\n'))).rejects.toThrow(/:12: docid: "d9" appears twice for query "q1" \(first at line 10\)$/);
   });
 });

@@ -92,6 +92,14 @@ describe('evaluate', () => {
     r.set('q1', [{ docId: 'a', score: 1 }, { docId: 'a', score: 0.5 }]);
     expect(() => evaluate(qrels(), r, defaultMeasures([5]))).toThrow(UserError);
     expect(() => evaluate(qrels(), r, defaultMeasures([5]))).toThrow(/query "q1": document "a" appears more than once/);
+    // Past 64 documents the check uses a Set; ids built at run time (not the same string objects).
+    const long = Array.from({ length: 90 }, (_, i) => ({ docId: `d${i}`, score: 90 - i }));
+    r.set('q1', [...long, { docId: ['d', '7'].join(''), score: 0 }]);
+    expect(() => evaluate(qrels(), r, defaultMeasures([5]))).toThrow(/query "q1": document "d7" appears more than once/);
+    r.set('q1', [{ docId: 'b', score: 1 }, { docId: ['b'].join(''), score: 0.5 }]);
+    expect(() => evaluate(qrels(), r, defaultMeasures([5]))).toThrow(/query "q1": document "b" appears more than once/);
+    r.set('q1', long);
+    expect(() => evaluate(qrels(), r, defaultMeasures([5]))).not.toThrow();
   });
 
   it('rejects a non-finite score', () => {

@@ -47,6 +47,59 @@ export function column(l: ColumnLine, i: number): string {
   return l.buf.toString(l.ascii ? 'latin1' : 'utf8', l.start[i]!, l.end[i]!);
 }
 
+/**
+ * Decodes columns like {@link column}, but returns the same string object for the same bytes (pure
+ * ASCII lines; other lines are decoded as usual): a run names a few thousand documents on tens of
+ * thousands of lines, so this keeps one string per document instead of one per line (less memory
+ * and garbage collection, and Map lookups reuse the string's cached hash). An open-addressing table
+ * keyed by the FNV-1a hash of the bytes.
+ */
+export class ColumnInterner {
+  private strings: (string | undefined)[] = new Array<string | undefined>(1024).fill(undefined);
+  private hashes = new Int32Array(1024);
+  private size = 0;
+
+  get(l: ColumnLine, i: number): string {
+    if (!l.ascii) return column(l, i);
+    const b = l.buf;
+    const s = l.start[i]!;
+    const e = l.end[i]!;
+    let h = 0x811c9dc5 | 0;
+    for (let j = s; j < e; j++) h = Math.imul(h ^ b[j]!, 0x01000193);
+    const mask = this.strings.length - 1;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const k = this.strings[slot];
+      if (k === undefined) {
+        const str = b.toString('latin1', s, e);
+        this.strings[slot] = str;
+        this.hashes[slot] = h;
+        if (++this.size * 2 > this.strings.length) this.grow();
+        return str;
+      }
+      if (this.hashes[slot] === h && k.length === e - s) {
+        let j = 0;
+        while (j < k.length && k.charCodeAt(j) === b[s + j]) j++;
+        if (j === k.length) return k;
+      }
+    }
+  }
+
+  private grow(): void {
+    const strings = this.strings;
+    const hashes = this.hashes;
+    this.strings = new Array<string | undefined>(strings.length * 2).fill(undefined);
+    this.hashes = new Int32Array(strings.length * 2);
+    const mask = this.strings.length - 1;
+    strings.forEach((k, i) => {
+      if (k === undefined) return;
+      let slot = hashes[i]! & mask;
+      while (this.strings[slot] !== undefined) slot = (slot + 1) & mask;
+      this.strings[slot] = k;
+      this.hashes[slot] = hashes[i]!;
+    });
+  }
+}
+
 /** Whether column `i` of the line holds the same bytes as `other[from, to)`. */
 export function sameBytes(l: ColumnLine, i: number, other: Buffer, from: number, to: number): boolean {
   const s = l.start[i]!;

@@ -12,7 +12,7 @@
 import { UserError, where } from '../core/errors.js';
 import type { Qrels } from '../core/types.js';
 import { compareUtf8 } from '../metrics/rank.js';
-import { column, parseInteger, sameBytes, scanColumns } from './trec-columns.js';
+import { column, ColumnInterner, parseInteger, sameBytes, scanColumns } from './trec-columns.js';
 
 function quote(s: string): string {
   const j = JSON.stringify(s);
@@ -28,6 +28,7 @@ export async function readTrecQrels(path: string): Promise<Qrels> {
   let qid = '';
   let judged = new Map<string, number>();
   let lines: number[] = [];
+  const docIds = new ColumnInterner();
   await scanColumns(path, (l) => {
     if (l.count !== 4) {
       throw new UserError(`${where(path, l.line)}expected 4 columns (qid iter docid rel), got ${l.count}`);
@@ -48,7 +49,7 @@ export async function readTrecQrels(path: string): Promise<Qrels> {
         lines = linesOf.get(qid)!;
       }
     }
-    const docId = column(l, 2);
+    const docId = docIds.get(l, 2);
     if (judged.has(docId)) {
       const first = lines[[...judged.keys()].indexOf(docId)]!;
       throw new UserError(`${where(path, l.line, 'docid')}${quote(docId)} judged twice for query ${quote(qid)} (first at line ${first})`);

@@ -16,7 +16,7 @@ import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { compareUtf8, trecOrder } from '../metrics/rank.js';
 import { writeFileAtomic } from '../util/atomic.js';
-import { column, parseDecimal, sameBytes, scanColumns } from './trec-columns.js';
+import { column, ColumnInterner, parseDecimal, sameBytes, scanColumns } from './trec-columns.js';
 
 /** A decimal number as written by any TREC tool (no hex, no inf/nan). */
 const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -27,6 +27,9 @@ export function parseScore(s: string): number | undefined {
   const v = Number(s);
   return Number.isFinite(v) ? v : undefined;
 }
+
+/** Rankings up to this long are checked for duplicates pairwise. */
+const SHORT_RANKING = 64;
 
 function quote(s: string): string {
   const j = JSON.stringify(s);
@@ -43,7 +46,15 @@ export async function readTrecRun(path: string): Promise<Run> {
   let qBytes: Buffer = Buffer.alloc(0);
   let docs: ScoredDoc[] = [];
   let lines: number[] = [];
-  const ids = new Set<string>();
+  // Duplicate check of the current query: pairwise while its ranking is short (doc ids are interned,
+  // so mostly one pointer comparison each), a Set once it is longer than SHORT_RANKING.
+  let ids: Set<string> | undefined;
+  const isDuplicate = (docId: string): boolean => {
+    if (ids !== undefined) return ids.has(docId);
+    for (let j = 0; j < docs.length; j++) if (docs[j]!.docId === docId) return true;
+    return false;
+  };
+  const docIds = new ColumnInterner();
   await scanColumns(path, (l) => {
     if (l.count !== 6) {
       throw new UserError(`${where(path, l.line)}expected 6 columns (qid Q0 docid rank score tag), got ${l.count}`);
@@ -51,7 +62,7 @@ export async function readTrecRun(path: string): Promise<Run> {
     if (!sameBytes(l, 0, qBytes, 0, qBytes.length)) {
       qid = column(l, 0);
       qBytes = Buffer.from(l.buf.subarray(l.start[0]!, l.end[0]!)); // a copy: the chunk is reused
-      ids.clear();
+      ids = undefined;
       const known = run.get(qid);
       if (known === undefined) {
         docs = [];
@@ -61,19 +72,20 @@ export async function readTrecRun(path: string): Promise<Run> {
       } else {
         docs = known;
         lines = linesOf.get(qid)!;
-        for (const d of docs) ids.add(d.docId);
+        if (docs.length > SHORT_RANKING) ids = new Set(docs.map((d) => d.docId));
       }
     }
     const score = parseDecimal(l.buf, l.start[4]!, l.end[4]!);
     if (!Number.isFinite(score)) throw new UserError(`${where(path, l.line, 'score')}not a finite number: ${quote(column(l, 4))}`);
-    const docId = column(l, 2);
-    if (ids.has(docId)) {
+    const docId = docIds.get(l, 2);
+    if (isDuplicate(docId)) {
       const first = lines[docs.findIndex((d) => d.docId === docId)]!;
       throw new UserError(`${where(path, l.line, 'docid')}${quote(docId)} appears twice for query ${quote(qid)} (first at line ${first})`);
     }
-    ids.add(docId);
     lines.push(l.line);
     docs.push({ docId, score });
+    if (ids !== undefined) ids.add(docId);
+    else if (docs.length > SHORT_RANKING) ids = new Set(docs.map((d) => d.docId));
   });
   return run;
 }

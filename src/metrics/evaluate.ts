@@ -73,19 +73,45 @@ export function evaluateQuery(
   judged: ReadonlyMap<string, number>,
   measures: readonly Measure[],
 ): Record<string, number> {
-  const seen = new Set<string>();
-  for (const d of docs) {
-    if (seen.has(d.docId)) {
-      throw new UserError(`run: query ${JSON.stringify(qid)}: document ${JSON.stringify(d.docId)} appears more than once`);
+  return scoreQuery(qid, docs, judged, measures, measures.map(measureKey));
+}
+
+/** The duplicate check of one ranking: pairwise for short rankings (no allocation), else a Set. */
+function checkRanking(qid: string, docs: readonly ScoredDoc[]): void {
+  const dup = (d: ScoredDoc) => new UserError(`run: query ${JSON.stringify(qid)}: document ${JSON.stringify(d.docId)} appears more than once`);
+  if (docs.length <= 64) {
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i]!;
+      for (let j = 0; j < i; j++) if (docs[j]!.docId === d.docId) throw dup(d);
     }
-    seen.add(d.docId);
+  } else {
+    const seen = new Set<string>();
+    for (const d of docs) {
+      if (seen.has(d.docId)) throw dup(d);
+      seen.add(d.docId);
+    }
+  }
+  for (const d of docs) {
     if (!Number.isFinite(d.score)) {
       throw new UserError(`run: query ${JSON.stringify(qid)}: document ${JSON.stringify(d.docId)}: score is not a finite number (${String(d.score)})`);
     }
   }
+}
+
+function scoreQuery(
+  qid: string,
+  docs: readonly ScoredDoc[],
+  judged: ReadonlyMap<string, number>,
+  measures: readonly Measure[],
+  keys: readonly string[],
+): Record<string, number> {
+  checkRanking(qid, docs);
   const ranked = trecOrder(docs);
   const out: Record<string, number> = {};
-  for (const m of measures) out[measureKey(m)] = MEASURE_FNS[m.name](ranked, judged, m.k);
+  for (let j = 0; j < measures.length; j++) {
+    const m = measures[j]!;
+    out[keys[j]!] = MEASURE_FNS[m.name](ranked, judged, m.k);
+  }
   return out;
 }
 
@@ -141,9 +167,14 @@ export function evaluate(qrels: Qrels, run: Run, measures: readonly Measure[]): 
     }
     // trec_eval 10.0 evaluates a judged query without a relevant document like any other: zeros.
     if (numRel === 0) noRelevant.push(qid);
-    perQuery.set(qid, evaluateQuery(qid, docs, judged, measures));
+    perQuery.set(qid, scoreQuery(qid, docs, judged, measures, keys));
     if (docs.length === 0) emptyRankings++;
-    if (docs.some((d) => d.docId === qid)) queryIdAsDoc.push(qid);
+    for (const d of docs) {
+      if (d.docId === qid) {
+        queryIdAsDoc.push(qid);
+        break;
+      }
+    }
     for (const k of ks) if (numRel > k) moreGoldThanK[String(k)]!++;
   }
 

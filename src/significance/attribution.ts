@@ -13,10 +13,14 @@
  * - delta = mean(treated) − mean(base); per query, diff = treated − base.
  * - Per metric: paired randomization test (src/stats/randomization.ts), paired t-test
  *   (src/stats/ttest.ts) and 95% percentile bootstrap CI of the mean diff (src/stats/bootstrap.ts).
- *   Seeds: randomization uses deriveSeed(seed, "randomization:" + key), the bootstrap
- *   deriveSeed(seed, "bootstrap:" + key) (src/stats/rng.ts), so each metric has its own stream, the
- *   result of one metric does not depend on which other keys are asked for, and the same seed gives the
- *   same numbers. Both use `iterations` (default 10,000).
+ *   One stream per comparison, shared by all metrics (the multi-metric paired design): the
+ *   randomization test seeds deriveSeed(seed, "randomization"), the bootstrap
+ *   deriveSeed(seed, "bootstrap") (src/stats/rng.ts; see {@link comparisonSeeds}), and one pass per
+ *   iteration flips the same signs / resamples the same queries for every metric (metrics × queries
+ *   typed arrays). A metric's result depends only on its own column and that stream, never on which
+ *   other keys are asked for, and the same seed gives the same numbers bit for bit. Both use
+ *   `iterations` (default 10,000). (Earlier versions drew one stream per metric,
+ *   deriveSeed(seed, "randomization:" + key): seeded p-values and CIs changed once with this.)
  * - Counts by the primary key: helped (diff > 1e-12), hurt (diff < −1e-12), unchanged (|diff| <= 1e-12).
  *   Primary key: `primaryKey` if given, else "NDCG@10" when it is among `keys`, else `keys[0]`.
  * - worst: the hurt queries only (diff < −1e-12), by diff ascending then query id (UTF-8 order), at most
@@ -25,8 +29,8 @@
  * anything else is a pipeline bug and throws a plain Error naming the queries (up to 5) or the value.
  */
 import { compareUtf8 } from '../metrics/rank.js';
-import { bootstrapMeanCI } from '../stats/bootstrap.js';
-import { DEFAULT_ITERATIONS, pairedRandomizationTest } from '../stats/randomization.js';
+import { bootstrapMeanCIs } from '../stats/bootstrap.js';
+import { DEFAULT_ITERATIONS, randomizationPValues } from '../stats/randomization.js';
 import { checkIterations, checkSeed, deriveSeed } from '../stats/rng.js';
 import { pairedTTest } from '../stats/ttest.js';
 
@@ -113,6 +117,14 @@ function column(side: string, perQuery: PerQuery, qids: readonly string[], key: 
   });
 }
 
+/**
+ * The seeds of one comparison's two streams under the base `seed`: the randomization test's and the
+ * bootstrap's, shared by every metric (and by every pair of runs compared under that seed).
+ */
+export function comparisonSeeds(seed: number): { randomization: number; bootstrap: number } {
+  return { randomization: deriveSeed(seed, 'randomization'), bootstrap: deriveSeed(seed, 'bootstrap') };
+}
+
 function meanOf(xs: readonly number[]): number {
   let s = 0;
   for (const x of xs) s += x;
@@ -130,27 +142,32 @@ export function attribution(base: PerQuery, treated: PerQuery, keys: readonly st
   const primaryKey = o.primaryKey ?? (keys.includes(DEFAULT_PRIMARY_KEY) ? DEFAULT_PRIMARY_KEY : keys[0]!);
   const qids = pairedQueryIds(base, treated);
 
+  const n = qids.length;
+  const cols = keys.map((key) => ({ a: column('base', base, qids, key), b: column('treated', treated, qids, key) }));
+  const diffs = new Float64Array(keys.length * n);
+  cols.forEach(({ a, b }, r) => {
+    for (let i = 0; i < n; i++) diffs[r * n + i] = b[i]! - a[i]!;
+  });
+  const seeds = comparisonSeeds(o.seed);
+  const pValues = keys.length ? randomizationPValues(diffs, n, { seed: seeds.randomization, iterations }) : [];
+  const cis = keys.length ? bootstrapMeanCIs(diffs, n, { seed: seeds.bootstrap, iterations, level: 0.95 }) : [];
+
   const metrics = Object.create(null) as Record<string, MetricAttribution>;
-  for (const key of keys) {
-    const a = column('base', base, qids, key);
-    const b = column('treated', treated, qids, key);
-    const diffs = b.map((y, i) => y - a[i]!);
+  keys.forEach((key, r) => {
+    const { a, b } = cols[r]!;
     const baseMean = meanOf(a);
     const treatedMean = meanOf(b);
-    const rSeed = deriveSeed(o.seed, `randomization:${key}`);
-    const bSeed = deriveSeed(o.seed, `bootstrap:${key}`);
-    const r = pairedRandomizationTest(a, b, { seed: rSeed, iterations });
     const t = pairedTTest(a, b);
-    const ci = bootstrapMeanCI(diffs, { seed: bSeed, iterations, level: 0.95 });
+    const ci = cis[r]!;
     metrics[key] = {
       base: baseMean,
       treated: treatedMean,
       delta: treatedMean - baseMean,
-      randomization: { pValue: r.pValue, iterations, seed: rSeed },
+      randomization: { pValue: pValues[r]!, iterations, seed: seeds.randomization },
       tTest: { t: t.t, df: t.df, pValue: t.pValue },
-      bootstrap: { low: ci.low, high: ci.high, level: ci.level, iterations, seed: bSeed },
+      bootstrap: { low: ci.low, high: ci.high, level: ci.level, iterations, seed: seeds.bootstrap },
     };
-  }
+  });
 
   const a = column('base', base, qids, primaryKey);
   const b = column('treated', treated, qids, primaryKey);

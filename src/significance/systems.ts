@@ -6,14 +6,17 @@
  *
  * Families (what a correction runs over): per metric, the n − 1 comparisons with the baseline; per
  * metric, the n − 1 comparisons with the column's best run (the group marker); the n(n − 1)/2 pairs
- * of `pairs` on the main metric. Queries are taken in UTF-8 order of their ids and the randomization
- * test seeds `deriveSeed(seed, "randomization:" + metric)` as the reranker on/off attribution does,
- * so a pair's p is the same wherever it appears (the test is symmetric in its two runs).
+ * of `pairs` on the main metric. Queries are taken in UTF-8 order of their ids. The randomization
+ * test draws one stream for the whole comparison, `deriveSeed(seed, "randomization")` as the reranker
+ * on/off attribution does (src/significance/attribution.ts `comparisonSeeds`): every (pair, metric)
+ * column it needs beyond the baseline comparisons goes through one pass of
+ * src/stats/randomization.ts `randomizationPValues`, the same sign flips for all, and a column's p
+ * depends only on its own differences, so a pair's p is the same wherever it appears (the test is
+ * symmetric in its two runs).
  */
-import { attribution, UNCHANGED_EPSILON } from './attribution.js';
+import { attribution, comparisonSeeds, UNCHANGED_EPSILON } from './attribution.js';
 import { correctPValues, familySize, type Correction } from '../stats/correction.js';
-import { pairedRandomizationTest } from '../stats/randomization.js';
-import { deriveSeed } from '../stats/rng.js';
+import { randomizationPValues } from '../stats/randomization.js';
 import { pairedTTest } from '../stats/ttest.js';
 import type { ComparedRun, QuerySet } from './query-set.js';
 
@@ -90,9 +93,18 @@ export function compareSystems(runs: readonly ComparedRun[], qs: QuerySet, s: Co
   const { qids } = qs;
   const n = runs.length;
   const cols = runs.map((r) => Object.fromEntries(s.keys.map((k) => [k, column(r, qids, k)])) as Record<string, number[]>);
-  const pOf = (i: number, j: number, key: string): number => {
-    if (s.test === 't') return pairedTTest(cols[i]![key]!, cols[j]![key]!).pValue;
-    return pairedRandomizationTest(cols[i]![key]!, cols[j]![key]!, { seed: deriveSeed(s.seed, `randomization:${key}`), iterations: s.iterations }).pValue;
+  /** The p-values of the pairs (i, j) on their metrics, all in one pass of the chosen test. */
+  const pOf = (requests: readonly { i: number; j: number; key: string }[]): number[] => {
+    if (s.test === 't') return requests.map(({ i, j, key }) => pairedTTest(cols[i]![key]!, cols[j]![key]!).pValue);
+    if (requests.length === 0) return [];
+    const nq = qids.length;
+    const diffs = new Float64Array(requests.length * nq);
+    requests.forEach(({ i, j, key }, r) => {
+      const a = cols[i]![key]!;
+      const b = cols[j]![key]!;
+      for (let q = 0; q < nq; q++) diffs[r * nq + q] = b[q]! - a[q]!;
+    });
+    return [...randomizationPValues(diffs, nq, { seed: comparisonSeeds(s.seed).randomization, iterations: s.iterations })];
   };
   const rows: SystemRow[] = runs.map((r, i) => ({
     label: r.label,
@@ -141,12 +153,18 @@ export function compareSystems(runs: readonly ComparedRun[], qs: QuerySet, s: Co
     });
   }
 
-  // The column best and the runs not separable from it.
-  for (const key of s.keys) {
+  // The column best and the runs not separable from it (the tests not already run against the
+  // baseline, for every metric in one pass).
+  const bestOf = s.keys.map((key) => {
     const top = Math.max(...rows.map((r) => r.means[key]!));
     const bestIdx = rows.findIndex((r) => r.means[key] === top);
-    const rest = rows.map((_, i) => i).filter((i) => i !== bestIdx);
-    const raw = rest.map((i) => (i === b || bestIdx === b ? rows[i === b ? bestIdx : i]!.vsBaseline![key]!.pRaw : pOf(bestIdx, i, key)));
+    return { key, top, bestIdx, rest: rows.map((_, i) => i).filter((i) => i !== bestIdx) };
+  });
+  const needed = bestOf.flatMap(({ key, bestIdx, rest }) => rest.filter((i) => i !== b && bestIdx !== b).map((i) => ({ i: bestIdx, j: i, key })));
+  const pNeeded = pOf(needed);
+  const pVsBest = new Map(needed.map((r, t) => [`${r.j}\u0000${r.key}`, pNeeded[t]!]));
+  for (const { key, top, bestIdx, rest } of bestOf) {
+    const raw = rest.map((i) => (i === b || bestIdx === b ? rows[i === b ? bestIdx : i]!.vsBaseline![key]!.pRaw : pVsBest.get(`${i}\u0000${key}`)!));
     const corrected = correctPValues(raw, s.correction);
     rows.forEach((r) => {
       r.best[key] = r.means[key] === top;
@@ -165,7 +183,7 @@ export function compareSystems(runs: readonly ComparedRun[], qs: QuerySet, s: Co
     const key = s.mainKey;
     const idx: [number, number][] = [];
     for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) idx.push([i, j]);
-    const raw = idx.map(([i, j]) => pOf(i, j, key));
+    const raw = pOf(idx.map(([i, j]) => ({ i, j, key })));
     const corrected = correctPValues(raw, s.correction);
     const grid = (v: number) => rows.map(() => rows.map(() => v));
     const pr = grid(NaN);

@@ -28,3 +28,16 @@ export function mean(xs: ArrayLike<number>): number {
   for (let i = 0; i < xs.length; i++) s += xs[i]!;
   return s / xs.length;
 }
+
+/**
+ * Checks a rows × n matrix (row-major) of paired values: n ≥ 1, whole non-empty rows, finite values;
+ * returns the number of rows. Throws a RangeError naming `what` otherwise.
+ */
+export function checkRows(diffs: Float64Array, n: number, what: string): number {
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`${what}: the number of queries must be a positive integer, got ${n}`);
+  if (diffs.length === 0 || diffs.length % n !== 0) throw new RangeError(`${what}: ${diffs.length} values are not whole rows of ${n}`);
+  for (let i = 0; i < diffs.length; i++) {
+    if (!Number.isFinite(diffs[i]!)) throw new RangeError(`${what}: values must be finite numbers (row ${Math.floor(i / n)}, index ${i % n}: ${diffs[i]})`);
+  }
+  return diffs.length / n;
+}
