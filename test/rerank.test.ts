@@ -1,8 +1,8 @@
 /**
- * Second stage, pure parts: pair truncation (HF longest_first), batch planning and padding, the
- * Qwen3-Reranker template strings and P(yes), presets and spec resolution, the pool rule of
- * rerankRun, the score cache and the driver (dedup, cache, windows). No models here
- * (see rerank-models.test.ts).
+ * Second stage, pure parts: pair truncation (HF longest_first), the Qwen3-Reranker template
+ * strings and P(yes), presets and spec resolution, the pool rule of rerankRun, the score cache and
+ * the driver (dedup, cache, windows). No models here (see rerank-models.test.ts); batch planning
+ * and padding: batch-plan.test.ts.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,6 @@ import { isUserError } from '../src/core/errors.js';
 import type { Run } from '../src/core/types.js';
 import { findRerankerPreset, RERANKER_PRESETS } from '../src/models/reranker-presets.js';
 import type { StageContext } from '../src/core/context.js';
-import { padBatch, planBatches } from '../src/rerank/batching.js';
 import { RerankDriver } from '../src/rerank/driver.js';
 import { halfToFloat } from '../src/rerank/logits.js';
 import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION } from '../src/models/qwen3-template.js';
@@ -74,68 +73,6 @@ describe('longestFirst (HF tokenizers LongestFirst)', () => {
   it('body budget = max - prefix - suffix, and refuses a budget without room', () => {
     expect(bodyBudget(32768, 30, 12)).toBe(32726);
     expect(() => bodyBudget(42, 30, 12)).toThrow(/no room/);
-  });
-});
-
-describe('planBatches / padBatch', () => {
-  // Buckets (bucketWidth): 5, 7 → 8; 9 → 16; 2 → 8; 20 → 24.
-  const lengths = [5, 9, 9, 2, 7];
-  it('groups items by length bucket, widest first, in index order; cuts at the batch size; one shape per bucket', () => {
-    expect(planBatches(lengths, { batchSize: 2, maxBatchTokens: 1e9 })).toEqual([
-      { items: [1, 2], width: 16, rows: 2 },
-      { items: [0, 3], width: 8, rows: 2 },
-      { items: [4], width: 8, rows: 2 },
-    ]);
-    expect(planBatches(lengths, { batchSize: 8, maxBatchTokens: 1e9 })).toEqual([
-      { items: [1, 2], width: 16, rows: 8 },
-      { items: [0, 3, 4], width: 8, rows: 8 },
-    ]);
-    expect(planBatches([], { batchSize: 2, maxBatchTokens: 10 })).toEqual([]);
-  });
-  it('a batch never depends on the other items: the same item gets the same width and row count in any company', () => {
-    const alone = planBatches([9], { batchSize: 4, maxBatchTokens: 1e9 });
-    const mixed = planBatches([3, 9, 40, 9, 9, 9, 9], { batchSize: 4, maxBatchTokens: 1e9 });
-    expect(alone[0]).toMatchObject({ width: 16, rows: 4 });
-    expect(mixed.filter((b) => b.items.includes(1))[0]).toMatchObject({ width: 16, rows: 4 });
-  });
-  it('respects the padded-token budget (a wider item still goes alone) and the model limit', () => {
-    expect(planBatches(lengths, { batchSize: 8, maxBatchTokens: 17 }).map((b) => [b.items, b.rows])).toEqual([
-      [[1], 1],
-      [[2], 1],
-      [[0, 3], 2],
-      [[4], 2],
-    ]);
-    expect(planBatches([100, 1], { batchSize: 8, maxBatchTokens: 10 }).map((b) => b.items)).toEqual([[0], [1]]);
-    expect(planBatches([60, 61, 50], { batchSize: 8, maxBatchTokens: 1e9, maxWidth: 61 }).map((b) => [b.items, b.width])).toEqual([
-      [[0, 1], 61],
-      [[2], 56],
-    ]);
-  });
-  it('exact-length mode puts only equal lengths together, unpadded', () => {
-    expect(planBatches(lengths, { batchSize: 8, maxBatchTokens: 1e9 }, true).map((b) => [b.items, b.width])).toEqual([
-      [[1, 2], 9],
-      [[4], 7],
-      [[0], 5],
-      [[3], 2],
-    ]);
-  });
-  it('pads to a given width and fills up to a given row count with copies of the first row', () => {
-    const p = padBatch([{ ids: [5, 6] }], 0, 'right', 4, 2);
-    expect([p.rows, p.width]).toEqual([2, 4]);
-    expect([...p.inputIds]).toEqual([5n, 6n, 0n, 0n, 5n, 6n, 0n, 0n]);
-    expect(() => padBatch([{ ids: [1, 2, 3] }], 0, 'right', 2)).toThrow(/longer than the width/);
-  });
-  it('pads left (decoders) or right (encoders) with the pad id and a 0/1 mask', () => {
-    const rows = [{ ids: [5, 6, 7], typeIds: [0, 1, 1] }, { ids: [8], typeIds: [0] }];
-    const left = padBatch(rows, 0, 'left');
-    expect([left.rows, left.width]).toEqual([2, 3]);
-    expect([...left.inputIds]).toEqual([5n, 6n, 7n, 0n, 0n, 8n]);
-    expect([...left.attentionMask]).toEqual([1n, 1n, 1n, 0n, 0n, 1n]);
-    const right = padBatch(rows, 9, 'right');
-    expect([...right.inputIds]).toEqual([5n, 6n, 7n, 8n, 9n, 9n]);
-    expect([...right.attentionMask]).toEqual([1n, 1n, 1n, 1n, 0n, 0n]);
-    expect([...right.tokenTypeIds!]).toEqual([0n, 1n, 1n, 0n, 0n, 0n]);
-    expect(padBatch([{ ids: [1] }], 0, 'right').tokenTypeIds).toBeUndefined();
   });
 });
 

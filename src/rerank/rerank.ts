@@ -112,7 +112,7 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
     } else {
       const d = inner.describe();
       // Everything that changes a score's bits: a batch's tensor shape is fixed by the pair's length
-      // bucket and the batch size (batching.ts), so batch size and padding mode are part of the key.
+      // bucket and the batch size (util/batch-plan.ts), so batch size and padding mode are part of the key.
       const key = {
         v: SCORER_VERSION,
         fingerprint,
