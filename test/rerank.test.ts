@@ -1,10 +1,10 @@
 /**
  * Second stage, pure parts: pair truncation (HF longest_first), the Qwen3-Reranker template
  * strings and P(yes), presets and spec resolution, the pool rule of rerankRun, the score cache and
- * the driver (dedup, cache, windows). No models here (see rerank-models.test.ts); batch planning
+ * the windowed wrapper (dedup, cache, windows). No models here (see rerank-models.test.ts); batch planning
  * and padding: batch-plan.test.ts.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,12 @@ import { isUserError } from '../src/core/errors.js';
 import type { Run } from '../src/core/types.js';
 import { findRerankerPreset, RERANKER_PRESETS } from '../src/models/reranker-presets.js';
 import type { StageContext } from '../src/core/context.js';
-import { RerankDriver } from '../src/rerank/driver.js';
+import { WindowedReranker } from '../src/rerank/windowed-reranker.js';
+import { lookupPairs } from '../src/rerank/unique-pairs.js';
+import { requiredFiles, scoreDefiningFiles } from '../src/rerank/model-files.js';
+import { modelFingerprint } from '../src/rerank/model-fingerprint.js';
+import { clearFileHashMemo, FILE_SHA256_MEMO } from '../src/util/file-sha256.js';
+import { sha256File, sha256Hex, stableStringify } from '../src/util/hash.js';
 import { halfToFloat } from '../src/rerank/logits.js';
 import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION } from '../src/models/qwen3-template.js';
 import { rerankPool, rerankRun } from '../src/rerank/rerank.js';
@@ -239,7 +244,7 @@ describe('rerank pool and rerankRun', () => {
   });
 });
 
-describe('score cache and driver', () => {
+describe('score cache and windowed reranker', () => {
   it('round-trips scores exactly through chunk files and compacts many chunks', () => {
     const dir = join(root, 'cache1');
     const c = ScoreCache.open(dir, { v: 1 });
@@ -265,7 +270,7 @@ describe('score cache and driver', () => {
   it('scores duplicates once, serves cached pairs without the model, windows the rest', async () => {
     const dir = join(root, 'cache2');
     const fake = new FakeReranker();
-    const d = new RerankDriver(fake, { cache: ScoreCache.open(dir), window: 2 });
+    const d = new WindowedReranker(fake, { cache: ScoreCache.open(dir), window: 2 });
     const pairs = [
       { query: 'q', doc: 'x' },
       { query: 'q', doc: 'yyy' },
@@ -285,9 +290,76 @@ describe('score cache and driver', () => {
       [{ query: 'q', doc: 'x' }],
     ]);
     const fake2 = new FakeReranker();
-    const d2 = new RerankDriver(fake2, { cache: ScoreCache.open(dir) });
+    const d2 = new WindowedReranker(fake2, { cache: ScoreCache.open(dir) });
     expect(await d2.score([...pairs, { query: 'new', doc: 'w' }])).toEqual([...s1, 1003.25]);
     expect(fake2.calls).toEqual([[{ query: 'new', doc: 'w' }]]);
     expect(d2.stats().cachedPairs).toBe(4);
+  });
+});
+
+describe('unique pairs', () => {
+  const pairs = [
+    { query: 'q', doc: 'x' },
+    { query: 'q', doc: 'yyy' },
+    { query: 'q', doc: 'x' },
+    { query: 'qq', doc: 'zz' },
+    { query: 'c', doc: 'cached' },
+  ];
+  const cache = { get: (key: string) => (key === pairKey('c', 'cached') ? 0.5 : undefined) };
+  it('answers cached pairs, gathers identical pairs, orders the rest longest text first (ties by position)', () => {
+    const l = lookupPairs(pairs, cache, false);
+    expect(l.hits).toBe(1);
+    expect(l.scores).toEqual([NaN, NaN, NaN, NaN, 0.5]);
+    expect(l.unique).toEqual([
+      { key: pairKey('q', 'yyy'), idx: [1] },
+      { key: pairKey('qq', 'zz'), idx: [3] },
+      { key: pairKey('q', 'x'), idx: [0, 2] },
+    ]);
+  });
+  it('keeps input order when asked, and with no cache scores everything', () => {
+    expect(lookupPairs(pairs, cache, true).unique.map((u) => u.idx)).toEqual([[0, 2], [1], [3]]);
+    const l = lookupPairs(pairs, undefined, true);
+    expect(l.hits).toBe(0);
+    expect(l.unique.map((u) => u.idx)).toEqual([[0, 2], [1], [3], [4]]);
+  });
+});
+
+describe('model files and fingerprint', () => {
+  /** A reranker folder with the fp32 ONNX file, its external data and a q8 file. */
+  function modelFolder(): string {
+    const dir = mkdtempSync(join(root, 'model-'));
+    mkdirSync(join(dir, 'onnx'));
+    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) writeFileSync(join(dir, f), `{"${f}":1}`);
+    writeFileSync(join(dir, 'onnx', 'model.onnx'), 'graph');
+    writeFileSync(join(dir, 'onnx', 'model.onnx_data'), 'weights');
+    writeFileSync(join(dir, 'onnx', 'model_quantized.onnx'), 'q8 graph');
+    return dir;
+  }
+
+  it('lists the files a dtype needs and the files that define its scores (external data included)', () => {
+    expect(requiredFiles('q8')).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']);
+    const dir = modelFolder();
+    expect(scoreDefiningFiles(dir, 'fp32')).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model.onnx_data']);
+    expect(scoreDefiningFiles(dir, 'q8')).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']);
+    expect(scoreDefiningFiles(dir, 'fp16')).toBeUndefined();
+    rmSync(join(dir, 'tokenizer.json'));
+    expect(scoreDefiningFiles(dir, 'fp32')).toBeUndefined();
+  });
+
+  it('fingerprints sha256 of {path: file sha256}, the file hashes kept in the shared memo file', async () => {
+    const dir = modelFolder();
+    const memoDir = join(root, 'fingerprint-memo');
+    const files = scoreDefiningFiles(dir, 'fp32')!;
+    const parts: Record<string, string> = {};
+    for (const f of files) parts[f] = await sha256File(join(dir, f));
+    const expected = sha256Hex(stableStringify(parts));
+    clearFileHashMemo();
+    expect(await modelFingerprint(dir, 'fp32', memoDir)).toBe(expected);
+    const store = JSON.parse(readFileSync(join(memoDir, FILE_SHA256_MEMO), 'utf8')) as Record<string, string>;
+    expect(Object.values(store).sort()).toEqual(Object.values(parts).sort());
+    // A changed weight file changes the fingerprint.
+    writeFileSync(join(dir, 'onnx', 'model.onnx_data'), 'other weights');
+    expect(await modelFingerprint(dir, 'fp32', memoDir)).not.toBe(expected);
+    expect(await modelFingerprint(dir, 'fp16', memoDir)).toBeUndefined();
   });
 });

@@ -18,7 +18,8 @@ import { AutoModelForSequenceClassification, AutoTokenizer, Tensor, type PreTrai
 import { UserError } from '../core/errors.js';
 import { readFloat } from './logits.js';
 import { scorePairs, type PairBatching, type PairInput, type PairScorer } from './pair-scoring.js';
-import { loadModelConfig, modelClassFor, sessionOptions } from './load.js';
+import { loadModelConfig, modelClassFor } from './model-config.js';
+import { sessionOptions } from './session-options.js';
 import { longestFirst } from './truncation.js';
 import type { RerankPair, Reranker, RerankStats } from './types.js';
 
