@@ -5,12 +5,11 @@
  * (temporary sibling folder, renamed into place) with a completion marker written last. Deterministic: the same
  * package version gives byte-identical files. Built on first use or by `skillret-eval models build`.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic.js';
-import { sha256Hex } from '../../util/hash.js';
 import { modelsDir as defaultModelsDir } from '../../util/paths.js';
-import { writeFolderAtomic } from '../glove/atomic-folder.js';
+import { writeFolderAtomic } from '../atomic-folder.js';
+import { markedComplete, writeCompletionMarker } from '../completion-marker.js';
 import { saveModel } from '../onnx/graph.js';
 import { useLiteModel } from './graph.js';
 import {
@@ -37,33 +36,9 @@ export interface UseLiteBuildReport {
   seconds: number;
 }
 
-interface Marker {
-  name: string;
-  converter_version: number;
-  source: string;
-  files: Record<string, { bytes: number; sha256: string }>;
-}
-
 /** true when `dir` holds a complete model from the current converter version. */
 export function useLiteModelComplete(dir: string): boolean {
-  const p = join(dir, USE_LITE_COMPLETE_MARKER);
-  if (!existsSync(p)) return false;
-  try {
-    const m = JSON.parse(readFileSync(p, 'utf8')) as Partial<Marker>;
-    return m.name === USE_LITE_NAME && m.converter_version === USE_LITE_CONVERTER_VERSION && existsSync(join(dir, 'onnx', 'model.onnx'));
-  } catch {
-    return false;
-  }
-}
-
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...listFiles(p));
-    else out.push(p);
-  }
-  return out.sort();
+  return markedComplete(dir, USE_LITE_COMPLETE_MARKER, USE_LITE_NAME, USE_LITE_CONVERTER_VERSION);
 }
 
 /** Writes every file of the model folder into `dir`; returns the ONNX size in bytes. */
@@ -117,17 +92,7 @@ export function writeUseLiteFolder(dir: string, src: UseLiteSource, source: stri
 }
 
 function writeMarker(dir: string, source: string): number {
-  const files: Marker['files'] = {};
-  let total = 0;
-  for (const f of listFiles(dir)) {
-    const data = readFileSync(f);
-    total += data.length;
-    files[relative(dir, f).split('\\').join('/')] = { bytes: data.length, sha256: sha256Hex(data) };
-  }
-  const marker: Marker = { name: USE_LITE_NAME, converter_version: USE_LITE_CONVERTER_VERSION, source, files };
-  const text = JSON.stringify(marker, null, 2) + '\n';
-  writeJsonAtomic(join(dir, USE_LITE_COMPLETE_MARKER), marker);
-  return total + Buffer.byteLength(text);
+  return writeCompletionMarker(dir, USE_LITE_COMPLETE_MARKER, { name: USE_LITE_NAME, converter_version: USE_LITE_CONVERTER_VERSION, source });
 }
 
 export interface UseLiteLog {
