@@ -14,21 +14,16 @@
  * Batches (the shared loop of pair-scoring.ts): pairs grouped by length bucket and right-padded to
  * the bucket's width, so a pair's score never depends on its batch companions; order restored.
  */
-import { AutoModelForSequenceClassification, AutoTokenizer, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { AutoModelForSequenceClassification, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { UserError } from '../core/errors.js';
 import { readFloat } from './logits.js';
 import { scorePairs, type PairBatching, type PairInput, type PairScorer } from './pair-scoring.js';
-import { loadModelConfig, modelClassFor } from './model-config.js';
-import { sessionOptions } from './session-options.js';
+import { loadModel, loadTokenizer, type ModelLoadOptions } from './load-model.js';
+import { loadModelConfig } from './model-config.js';
 import { longestFirst } from './truncation.js';
 import type { RerankPair, Reranker, RerankStats } from './types.js';
 
-export interface CrossEncoderOptions {
-  /** Folder or hub id, as `resolveModel` returned it (transformers.js env already configured). */
-  location: string;
-  revision?: string;
-  dtype: string;
-  threads: number;
+export interface CrossEncoderOptions extends ModelLoadOptions {
   /** Token budget of one pair with its special tokens; default: the tokenizer's model_max_length. */
   maxTokens?: number;
   batchSize: number;
@@ -36,8 +31,6 @@ export interface CrossEncoderOptions {
   maxBatchTokens?: number;
   /** Batches in flight. */
   concurrency: number;
-  /** For error messages: the reranker id. */
-  id: string;
 }
 
 export interface EncodedPair extends PairInput {
@@ -203,8 +196,7 @@ function positionLimit(config: Record<string, unknown>): number | undefined {
 }
 
 export async function loadCrossEncoder(opts: CrossEncoderOptions): Promise<CrossEncoderReranker> {
-  const common = { ...(opts.revision !== undefined ? { revision: opts.revision } : {}) };
-  const tokenizer = await AutoTokenizer.from_pretrained(opts.location, common);
+  const tokenizer = await loadTokenizer(opts);
   const config = await loadModelConfig(opts.location, opts.revision);
   const tokMax = tokenizer.model_max_length as number;
   let maxTokens = opts.maxTokens ?? (Number.isFinite(tokMax) && tokMax > 0 && tokMax < 1e9 ? tokMax : undefined);
@@ -213,12 +205,6 @@ export async function loadCrossEncoder(opts: CrossEncoderOptions): Promise<Cross
   if (posMax !== undefined && maxTokens > posMax) {
     throw new UserError(`reranker "${opts.id}": max_tokens ${maxTokens} exceeds the model's ${posMax} positions`);
   }
-  const model = await modelClassFor(config, AutoModelForSequenceClassification, opts.id).from_pretrained(opts.location, {
-    ...common,
-    config,
-    dtype: opts.dtype as never,
-    device: 'cpu',
-    session_options: sessionOptions(opts.threads),
-  });
+  const model = await loadModel(opts, config, AutoModelForSequenceClassification);
   return new CrossEncoderReranker(tokenizer, model, opts, maxTokens);
 }

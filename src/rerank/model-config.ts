@@ -24,7 +24,7 @@ export async function loadModelConfig(location: string, revision?: string): Prom
   return AutoConfig.from_pretrained(location, revision !== undefined ? { revision } : {});
 }
 
-interface ModelClass {
+export interface ModelClass {
   from_pretrained(location: string, options: Record<string, unknown>): Promise<PreTrainedModel>;
 }
 

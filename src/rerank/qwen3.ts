@@ -14,22 +14,18 @@
  * mask. At load, one short input is scored alone and inside a left-padded batch; if the two
  * disagree the reranker warns and runs unpadded batches (inputs of equal length only).
  */
-import { AutoModelForCausalLM, AutoTokenizer, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { AutoModelForCausalLM, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { UserError } from '../core/errors.js';
 import { padBatch, type EncodedInput } from '../util/pad-batch.js';
 import { readFloat } from './logits.js';
 import { forwardPadded, scorePairs, type PairBatching, type PairInput, type PairScorer } from './pair-scoring.js';
-import { loadModelConfig, modelClassFor } from './model-config.js';
-import { sessionOptions } from './session-options.js';
+import { loadModel, loadTokenizer, type ModelLoadOptions } from './load-model.js';
+import { loadModelConfig } from './model-config.js';
 import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, type Qwen3Template } from '../models/qwen3-template.js';
 import { bodyBudget } from './truncation.js';
 import type { RerankPair, Reranker, RerankStats } from './types.js';
 
-export interface Qwen3Options {
-  location: string;
-  revision?: string;
-  dtype: string;
-  threads: number;
+export interface Qwen3Options extends ModelLoadOptions {
   maxTokens: number;
   batchSize: number;
   /**
@@ -40,7 +36,6 @@ export interface Qwen3Options {
   concurrency: number;
   template: Qwen3Template;
   instruction: string;
-  id: string;
   /** Skip the load-time padding check (tests of the check itself). */
   skipPaddingCheck?: boolean;
   log?: (line: string) => void;
@@ -194,16 +189,8 @@ export class Qwen3Reranker implements Reranker, PairScorer<Qwen3Input> {
 }
 
 export async function loadQwen3(opts: Qwen3Options): Promise<Qwen3Reranker> {
-  const common = { ...(opts.revision !== undefined ? { revision: opts.revision } : {}) };
-  const tokenizer = await AutoTokenizer.from_pretrained(opts.location, common);
-  const config = await loadModelConfig(opts.location, opts.revision);
-  const model = await modelClassFor(config, AutoModelForCausalLM, opts.id).from_pretrained(opts.location, {
-    ...common,
-    config,
-    dtype: opts.dtype as never,
-    device: 'cpu',
-    session_options: sessionOptions(opts.threads),
-  });
+  const tokenizer = await loadTokenizer(opts);
+  const model = await loadModel(opts, await loadModelConfig(opts.location, opts.revision), AutoModelForCausalLM);
   const r = new Qwen3Reranker(tokenizer, model, opts);
   if (!opts.skipPaddingCheck && opts.batchSize > 1 && !(await r.paddingCheck())) {
     r.padding = false;
