@@ -24,6 +24,7 @@ import {
 import { readUseLiteSource, useLitePackageDir, type UseLiteSource } from './source.js';
 import { writeUseLiteTokenizer } from './tokenizer.js';
 import { makeDirs } from '../../util/dirs.js';
+import { writeStFiles } from '../st-files.js';
 
 export { USE_LITE_NAME, useLiteDir } from './names.js';
 
@@ -70,23 +71,7 @@ export function writeUseLiteFolder(dir: string, src: UseLiteSource, source: stri
         'every position, so any masked pooling (cls, mean, last_token) gives it',
     },
   });
-  writeJsonAtomic(join(dir, 'modules.json'), [
-    { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
-    { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
-    { idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' },
-  ]);
-  writeJsonAtomic(join(dir, '1_Pooling', 'config.json'), {
-    word_embedding_dimension: USE_LITE_DIM,
-    pooling_mode_cls_token: true,
-    pooling_mode_mean_tokens: false,
-    pooling_mode_max_tokens: false,
-    pooling_mode_mean_sqrt_len_tokens: false,
-    pooling_mode_weightedmean_tokens: false,
-    pooling_mode_lasttoken: false,
-    include_prompt: true,
-  });
-  makeDirs(join(dir, '2_Normalize'));
-  writeJsonAtomic(join(dir, 'config_sentence_transformers.json'), { prompts: {}, default_prompt_name: null, similarity_fn_name: 'cosine' });
+  writeStFiles(dir, USE_LITE_DIM, 'cls');
   writeFileAtomic(join(dir, 'README.md'), readme(source, src.parameters, bytes));
   return bytes;
 }
