@@ -125,7 +125,8 @@ export class Qwen3Reranker implements Reranker, PairScorer<Qwen3Input> {
 
   /** One forward pass over already-encoded inputs (left padded): raw yes/no logits per input. */
   async yesNoLogits(inputs: readonly EncodedInput[], width?: number, rowCount?: number): Promise<YesNoLogits[]> {
-    const padded = padBatch(inputs, this.tokenizer.pad_token_id ?? 0, 'left', width, rowCount);
+    const { padId, paddingSide } = this.batching();
+    const padded = padBatch(inputs, padId, paddingSide, width, rowCount);
     return this.readYesNo(await forwardPadded(this.model, padded, this.extraFeeds()), padded.rows, inputs.length);
   }
 
