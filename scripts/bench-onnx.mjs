@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { findEmbedderPreset } from '../dist/models/embedder-presets.js';
 import { resolveModel } from '../dist/models/resolve.js';
-import { planBatches } from '../dist/retrieval/dense/batching.js';
+import { planBatches } from '../dist/util/batch-plan.js';
 import { DEFAULT_MAX_BATCH_TOKENS, Embedder } from '../dist/retrieval/dense/embedder.js';
 import { defaultCacheDir, modelsDir } from '../dist/util/paths.js';
 

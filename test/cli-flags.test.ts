@@ -96,6 +96,22 @@ describe('compare', () => {
     bad(['compare', a, b, '--seed', '-1'], /--seed/);
     bad(['compare', a, b, '--keys', 'NDCG@10,NDCG@10'], /--keys: "NDCG@10" given twice/);
   });
+
+  it('the many-system form takes every option through, --keys as --measures', () => {
+    const a = join(runDir, 'bm25', 'none');
+    const b = join(runDir, 'bm25b', 'none');
+    const keys = cli('compare', a, b, '--format', 'csv', '--keys', 'MRR@10', '--correction', 'none', '--common-queries');
+    expect(keys.code, keys.err).toBe(0);
+    expect(keys.out).toContain('MRR@10');
+    expect(keys.out).not.toContain('NDCG@10');
+    const measures = cli('compare', a, b, '--format', 'csv', '--measures', 'MRR@10', '--correction', 'none', '--common-queries');
+    expect(measures.out).toBe(keys.out);
+    const out = join(root, 'cmp.md');
+    const written = cli('compare', a, b, '--format', 'md', '--out', out);
+    expect(written.code, written.err).toBe(0);
+    expect(written.out).toMatch(/^wrote .*cmp\.md \(2 runs, \d+ queries\)/);
+    expect(readFileSync(out, 'utf8')).toContain('NDCG@10');
+  });
 });
 
 describe('paper, models, data', () => {

@@ -7,7 +7,7 @@ import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.
 import { resolveModel } from '../src/models/resolve.js';
 import { encodeWithCache, type EncodeOptions } from '../src/retrieval/dense/encode-cached.js';
 import { decodeChunk, embeddingConfigKey, encodeChunk, textKey, type EmbeddingKeyParts } from '../src/retrieval/dense/cache.js';
-import { clearFileHashMemo, fileSha256 } from '../src/retrieval/dense/model-hash.js';
+import { clearFileHashMemo, fileSha256 } from '../src/util/file-sha256.js';
 import { sha256File } from '../src/util/hash.js';
 
 let root: string;

@@ -10,7 +10,6 @@ import * as ort from 'onnxruntime-node';
 import { buildTinyDecoder, buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
 import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
 import { resolveModel } from '../src/models/resolve.js';
-import { planBatches } from '../src/retrieval/dense/batching.js';
 import { bucketWidth } from '../src/util/length-buckets.js';
 import { frameAndTruncate, learnFrame } from '../src/retrieval/dense/token-frame.js';
 
@@ -209,20 +208,6 @@ describe('prefixes, truncation, batching', () => {
 const TINY_LOOP = ['skill', 'search', 'agent', 'code', 'data', 'file', 'test', 'user'];
 
 describe('pure parts', () => {
-  it('planBatches: one bucket per batch (widest first, positions in order), one shape per bucket, capped by size and padded tokens', () => {
-    // Buckets: 3, 7, 1 → 8; 10 → 16.
-    const p = planBatches([3, 10, 3, 7, 1, 10], 2, 100);
-    expect(p.batches).toEqual([[1, 5], [0, 2], [3, 4]]);
-    expect(p.widths).toEqual([16, 8, 8]);
-    expect(p.rows).toEqual([2, 2, 2]);
-    expect(p.paddedTokens).toBe(2 * 16 + 2 * 8 + 2 * 8);
-    const q = planBatches([10, 10, 10, 2], 8, 40);
-    expect(q.batches).toEqual([[0, 1], [2], [3]]);
-    expect(q.rows).toEqual([2, 2, 5]);
-    expect(planBatches([500], 4, 100).batches).toEqual([[0]]);
-    expect(planBatches([30], 4, 1e9, 20).widths).toEqual([30]);
-  });
-
   it('frameAndTruncate keeps the special-token frame', () => {
     const frame = learnFrame((t, s) => {
       const ids = t.split(' ').map((w) => w.length);

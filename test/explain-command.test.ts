@@ -149,3 +149,41 @@ describe('explain (bundled GloVe dense model, data/mini)', () => {
     expect(again.out).toMatch(/, 0 encoded by the model/);
   }, 120_000);
 });
+
+describe('explain (GloVe dense model with vector_precision bf16)', () => {
+  const dir = makeTempDir('explain-dense-bf16-');
+  beforeAll(async () => {
+    writeFileSync(
+      join(dir, 'exp.yaml'),
+      `name: x\ndataset: { path: ${join(__dirname, '..', 'data', 'mini')} }\nretrievers:\n  - { id: glove, type: dense, model: glove-6b-100d-static, top_k: 10 }\n  - { id: glove-bf16, type: dense, model: glove-6b-100d-static, top_k: 10, vector_precision: bf16 }\nstats: { iterations: 100 }\ncache_dir: ./cache\noutput: ./out\n`,
+    );
+    const r = await runCli(['run', join(dir, 'exp.yaml'), '-q']);
+    expect(r.err).toBe('');
+  }, 120_000);
+
+  /** Gold-skill whole-query scores of explain.jsonl next to run.trec's score of the same pair. */
+  async function explained(id: string): Promise<{ key: string; explain: number; run: number }[]> {
+    const r = await runCli(['explain', join(dir, 'out'), '--run', `${id}/none`, '--sample', '5', '-q']);
+    expect(r.code).toBe(0);
+    const trec = readFileSync(join(dir, `out/${id}/none/run.trec`), 'utf8').trim().split('\n').map((l) => l.split(' '));
+    const records = readFileSync(join(dir, `out/${id}/none/explain.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const out: { key: string; explain: number; run: number }[] = [];
+    for (const x of records)
+      for (const g of x.gold) {
+        const row = trec.find((t) => t[0] === x.id && t[2] === g.skill);
+        if (row) out.push({ key: `${x.id} ${g.skill}`, explain: g.score, run: Number(row[4]) });
+      }
+    return out;
+  }
+
+  it('scores with the vectors rounded as the run rounded them: bit for bit the run.trec score', async () => {
+    const bf16 = await explained('glove-bf16');
+    expect(bf16.length).toBeGreaterThan(0);
+    for (const p of bf16) expect(p.explain).toBe(p.run);
+    // The rounding matters here: the same pairs score differently at fp32.
+    const fp32 = new Map((await explained('glove')).map((p) => [p.key, p.run]));
+    const both = bf16.filter((p) => fp32.has(p.key));
+    expect(both.length).toBeGreaterThan(0);
+    expect(both.some((p) => p.run !== fp32.get(p.key))).toBe(true);
+  }, 180_000);
+});

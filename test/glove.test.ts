@@ -23,7 +23,7 @@ import {
   gloveModelComplete,
 } from '../src/models/glove/convert.js';
 import { GLOVE_COMPLETE_MARKER } from '../src/models/glove/names.js';
-import { writeFolderAtomic } from '../src/models/glove/atomic-folder.js';
+import { writeFolderAtomic } from '../src/models/atomic-folder.js';
 import { pyStrip } from '../src/data/text.js';
 import { evaluate } from '../src/metrics/evaluate.js';
 import type { Qrels, Run } from '../src/core/types.js';

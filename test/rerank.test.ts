@@ -1,10 +1,10 @@
 /**
- * Second stage, pure parts: pair truncation (HF longest_first), batch planning and padding, the
- * Qwen3-Reranker template strings and P(yes), presets and spec resolution, the pool rule of
- * rerankRun, the score cache and the driver (dedup, cache, windows). No models here
- * (see rerank-models.test.ts).
+ * Second stage, pure parts: pair truncation (HF longest_first), the Qwen3-Reranker template
+ * strings and P(yes), presets and spec resolution, the pool rule of rerankRun, the score cache and
+ * the windowed wrapper (dedup, cache, windows). No models here (see rerank-models.test.ts); batch planning
+ * and padding: batch-plan.test.ts.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +12,12 @@ import { isUserError } from '../src/core/errors.js';
 import type { Run } from '../src/core/types.js';
 import { findRerankerPreset, RERANKER_PRESETS } from '../src/models/reranker-presets.js';
 import type { StageContext } from '../src/core/context.js';
-import { padBatch, planBatches } from '../src/rerank/batching.js';
-import { RerankDriver } from '../src/rerank/driver.js';
+import { WindowedReranker } from '../src/rerank/windowed-reranker.js';
+import { lookupPairs } from '../src/rerank/unique-pairs.js';
+import { requiredFiles, scoreDefiningFiles } from '../src/rerank/model-files.js';
+import { modelFingerprint } from '../src/rerank/model-fingerprint.js';
+import { clearFileHashMemo, FILE_SHA256_MEMO } from '../src/util/file-sha256.js';
+import { sha256File, sha256Hex, stableStringify } from '../src/util/hash.js';
 import { halfToFloat } from '../src/rerank/logits.js';
 import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION } from '../src/models/qwen3-template.js';
 import { rerankPool, rerankRun } from '../src/rerank/rerank.js';
@@ -74,68 +78,6 @@ describe('longestFirst (HF tokenizers LongestFirst)', () => {
   it('body budget = max - prefix - suffix, and refuses a budget without room', () => {
     expect(bodyBudget(32768, 30, 12)).toBe(32726);
     expect(() => bodyBudget(42, 30, 12)).toThrow(/no room/);
-  });
-});
-
-describe('planBatches / padBatch', () => {
-  // Buckets (bucketWidth): 5, 7 → 8; 9 → 16; 2 → 8; 20 → 24.
-  const lengths = [5, 9, 9, 2, 7];
-  it('groups items by length bucket, widest first, in index order; cuts at the batch size; one shape per bucket', () => {
-    expect(planBatches(lengths, { batchSize: 2, maxBatchTokens: 1e9 })).toEqual([
-      { items: [1, 2], width: 16, rows: 2 },
-      { items: [0, 3], width: 8, rows: 2 },
-      { items: [4], width: 8, rows: 2 },
-    ]);
-    expect(planBatches(lengths, { batchSize: 8, maxBatchTokens: 1e9 })).toEqual([
-      { items: [1, 2], width: 16, rows: 8 },
-      { items: [0, 3, 4], width: 8, rows: 8 },
-    ]);
-    expect(planBatches([], { batchSize: 2, maxBatchTokens: 10 })).toEqual([]);
-  });
-  it('a batch never depends on the other items: the same item gets the same width and row count in any company', () => {
-    const alone = planBatches([9], { batchSize: 4, maxBatchTokens: 1e9 });
-    const mixed = planBatches([3, 9, 40, 9, 9, 9, 9], { batchSize: 4, maxBatchTokens: 1e9 });
-    expect(alone[0]).toMatchObject({ width: 16, rows: 4 });
-    expect(mixed.filter((b) => b.items.includes(1))[0]).toMatchObject({ width: 16, rows: 4 });
-  });
-  it('respects the padded-token budget (a wider item still goes alone) and the model limit', () => {
-    expect(planBatches(lengths, { batchSize: 8, maxBatchTokens: 17 }).map((b) => [b.items, b.rows])).toEqual([
-      [[1], 1],
-      [[2], 1],
-      [[0, 3], 2],
-      [[4], 2],
-    ]);
-    expect(planBatches([100, 1], { batchSize: 8, maxBatchTokens: 10 }).map((b) => b.items)).toEqual([[0], [1]]);
-    expect(planBatches([60, 61, 50], { batchSize: 8, maxBatchTokens: 1e9, maxWidth: 61 }).map((b) => [b.items, b.width])).toEqual([
-      [[0, 1], 61],
-      [[2], 56],
-    ]);
-  });
-  it('exact-length mode puts only equal lengths together, unpadded', () => {
-    expect(planBatches(lengths, { batchSize: 8, maxBatchTokens: 1e9 }, true).map((b) => [b.items, b.width])).toEqual([
-      [[1, 2], 9],
-      [[4], 7],
-      [[0], 5],
-      [[3], 2],
-    ]);
-  });
-  it('pads to a given width and fills up to a given row count with copies of the first row', () => {
-    const p = padBatch([{ ids: [5, 6] }], 0, 'right', 4, 2);
-    expect([p.rows, p.width]).toEqual([2, 4]);
-    expect([...p.inputIds]).toEqual([5n, 6n, 0n, 0n, 5n, 6n, 0n, 0n]);
-    expect(() => padBatch([{ ids: [1, 2, 3] }], 0, 'right', 2)).toThrow(/longer than the width/);
-  });
-  it('pads left (decoders) or right (encoders) with the pad id and a 0/1 mask', () => {
-    const rows = [{ ids: [5, 6, 7], typeIds: [0, 1, 1] }, { ids: [8], typeIds: [0] }];
-    const left = padBatch(rows, 0, 'left');
-    expect([left.rows, left.width]).toEqual([2, 3]);
-    expect([...left.inputIds]).toEqual([5n, 6n, 7n, 0n, 0n, 8n]);
-    expect([...left.attentionMask]).toEqual([1n, 1n, 1n, 0n, 0n, 1n]);
-    const right = padBatch(rows, 9, 'right');
-    expect([...right.inputIds]).toEqual([5n, 6n, 7n, 8n, 9n, 9n]);
-    expect([...right.attentionMask]).toEqual([1n, 1n, 1n, 1n, 0n, 0n]);
-    expect([...right.tokenTypeIds!]).toEqual([0n, 1n, 1n, 0n, 0n, 0n]);
-    expect(padBatch([{ ids: [1] }], 0, 'right').tokenTypeIds).toBeUndefined();
   });
 });
 
@@ -302,7 +244,7 @@ describe('rerank pool and rerankRun', () => {
   });
 });
 
-describe('score cache and driver', () => {
+describe('score cache and windowed reranker', () => {
   it('round-trips scores exactly through chunk files and compacts many chunks', () => {
     const dir = join(root, 'cache1');
     const c = ScoreCache.open(dir, { v: 1 });
@@ -328,7 +270,7 @@ describe('score cache and driver', () => {
   it('scores duplicates once, serves cached pairs without the model, windows the rest', async () => {
     const dir = join(root, 'cache2');
     const fake = new FakeReranker();
-    const d = new RerankDriver(fake, { cache: ScoreCache.open(dir), window: 2 });
+    const d = new WindowedReranker(fake, { cache: ScoreCache.open(dir), window: 2 });
     const pairs = [
       { query: 'q', doc: 'x' },
       { query: 'q', doc: 'yyy' },
@@ -348,9 +290,76 @@ describe('score cache and driver', () => {
       [{ query: 'q', doc: 'x' }],
     ]);
     const fake2 = new FakeReranker();
-    const d2 = new RerankDriver(fake2, { cache: ScoreCache.open(dir) });
+    const d2 = new WindowedReranker(fake2, { cache: ScoreCache.open(dir) });
     expect(await d2.score([...pairs, { query: 'new', doc: 'w' }])).toEqual([...s1, 1003.25]);
     expect(fake2.calls).toEqual([[{ query: 'new', doc: 'w' }]]);
     expect(d2.stats().cachedPairs).toBe(4);
+  });
+});
+
+describe('unique pairs', () => {
+  const pairs = [
+    { query: 'q', doc: 'x' },
+    { query: 'q', doc: 'yyy' },
+    { query: 'q', doc: 'x' },
+    { query: 'qq', doc: 'zz' },
+    { query: 'c', doc: 'cached' },
+  ];
+  const cache = { get: (key: string) => (key === pairKey('c', 'cached') ? 0.5 : undefined) };
+  it('answers cached pairs, gathers identical pairs, orders the rest longest text first (ties by position)', () => {
+    const l = lookupPairs(pairs, cache, false);
+    expect(l.hits).toBe(1);
+    expect(l.scores).toEqual([NaN, NaN, NaN, NaN, 0.5]);
+    expect(l.unique).toEqual([
+      { key: pairKey('q', 'yyy'), idx: [1] },
+      { key: pairKey('qq', 'zz'), idx: [3] },
+      { key: pairKey('q', 'x'), idx: [0, 2] },
+    ]);
+  });
+  it('keeps input order when asked, and with no cache scores everything', () => {
+    expect(lookupPairs(pairs, cache, true).unique.map((u) => u.idx)).toEqual([[0, 2], [1], [3]]);
+    const l = lookupPairs(pairs, undefined, true);
+    expect(l.hits).toBe(0);
+    expect(l.unique.map((u) => u.idx)).toEqual([[0, 2], [1], [3], [4]]);
+  });
+});
+
+describe('model files and fingerprint', () => {
+  /** A reranker folder with the fp32 ONNX file, its external data and a q8 file. */
+  function modelFolder(): string {
+    const dir = mkdtempSync(join(root, 'model-'));
+    mkdirSync(join(dir, 'onnx'));
+    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) writeFileSync(join(dir, f), `{"${f}":1}`);
+    writeFileSync(join(dir, 'onnx', 'model.onnx'), 'graph');
+    writeFileSync(join(dir, 'onnx', 'model.onnx_data'), 'weights');
+    writeFileSync(join(dir, 'onnx', 'model_quantized.onnx'), 'q8 graph');
+    return dir;
+  }
+
+  it('lists the files a dtype needs and the files that define its scores (external data included)', () => {
+    expect(requiredFiles('q8')).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']);
+    const dir = modelFolder();
+    expect(scoreDefiningFiles(dir, 'fp32')).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model.onnx_data']);
+    expect(scoreDefiningFiles(dir, 'q8')).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']);
+    expect(scoreDefiningFiles(dir, 'fp16')).toBeUndefined();
+    rmSync(join(dir, 'tokenizer.json'));
+    expect(scoreDefiningFiles(dir, 'fp32')).toBeUndefined();
+  });
+
+  it('fingerprints sha256 of {path: file sha256}, the file hashes kept in the shared memo file', async () => {
+    const dir = modelFolder();
+    const memoDir = join(root, 'fingerprint-memo');
+    const files = scoreDefiningFiles(dir, 'fp32')!;
+    const parts: Record<string, string> = {};
+    for (const f of files) parts[f] = await sha256File(join(dir, f));
+    const expected = sha256Hex(stableStringify(parts));
+    clearFileHashMemo();
+    expect(await modelFingerprint(dir, 'fp32', memoDir)).toBe(expected);
+    const store = JSON.parse(readFileSync(join(memoDir, FILE_SHA256_MEMO), 'utf8')) as Record<string, string>;
+    expect(Object.values(store).sort()).toEqual(Object.values(parts).sort());
+    // A changed weight file changes the fingerprint.
+    writeFileSync(join(dir, 'onnx', 'model.onnx_data'), 'other weights');
+    expect(await modelFingerprint(dir, 'fp32', memoDir)).not.toBe(expected);
+    expect(await modelFingerprint(dir, 'fp16', memoDir)).toBeUndefined();
   });
 });

@@ -7,33 +7,17 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareCommand } from './compare.js';
-import { compareWithCheck, type CompareFormat } from './compare-systems.js';
+import { compareWithCheck, type CompareSystemsOptions } from './compare-systems.js';
 import { CheckFailure } from '../core/errors.js';
-import type { TestName } from '../significance/systems.js';
-import type { Correction } from '../stats/correction.js';
 
-export interface CompareCliOptions {
-  format: CompareFormat;
-  out?: string;
-  baseline?: string;
-  measures?: string[];
-  keys?: string[];
-  test: TestName;
-  alpha: number;
-  correction: Correction;
-  seed: number;
-  iterations: number;
-  commonQueries?: boolean;
-  pairs?: 'all';
-  allowDifferentData?: boolean;
-  paper?: boolean;
-  check?: boolean;
-  okWithin?: number;
-  closeWithin?: number;
-  slice?: string;
-  categoryRule?: string;
-}
+/** Options the CLI always fills in (commander defaults). */
+type Defaulted = 'format' | 'test' | 'alpha' | 'correction' | 'seed' | 'iterations';
 
+/**
+ * `compare`'s options as the CLI parses them: the many-system command's own (compare-systems.ts),
+ * those with a default always present, plus --keys (the two-run form's name for --measures).
+ */
+export type CompareCliOptions = Omit<CompareSystemsOptions, 'paths' | Defaulted> & Required<Pick<CompareSystemsOptions, Defaulted>> & { keys?: string[] };
 
 function isSingleRun(path: string): boolean {
   const s = statSync(path, { throwIfNoEntry: false });
@@ -49,28 +33,8 @@ export async function compareCli(paths: string[], o: CompareCliOptions, given: (
     write(await compareCommand({ a: paths[0]!, b: paths[1]!, format: o.format as 'table' | 'json', seed: o.seed, iterations: o.iterations, ...(o.keys ? { keys: o.keys } : {}), ...(o.allowDifferentData ? { allowDifferentData: true } : {}) }));
     return;
   }
-  const measures = o.measures ?? o.keys;
-  const r = await compareWithCheck({
-    paths,
-    format: o.format,
-    ...(o.out !== undefined ? { out: o.out } : {}),
-    ...(o.baseline !== undefined ? { baseline: o.baseline } : {}),
-    ...(measures !== undefined ? { measures } : {}),
-    test: o.test,
-    alpha: o.alpha,
-    correction: o.correction,
-    seed: o.seed,
-    iterations: o.iterations,
-    commonQueries: o.commonQueries === true,
-    ...(o.pairs !== undefined ? { pairs: o.pairs } : {}),
-    allowDifferentData: o.allowDifferentData === true,
-    paper: o.paper === true,
-    check: o.check === true,
-    ...(o.okWithin !== undefined ? { okWithin: o.okWithin } : {}),
-    ...(o.closeWithin !== undefined ? { closeWithin: o.closeWithin } : {}),
-    ...(o.slice !== undefined ? { slice: o.slice } : {}),
-    ...(o.categoryRule !== undefined ? { categoryRule: o.categoryRule } : {}),
-  });
+  const { keys, measures = keys, ...rest } = o;
+  const r = await compareWithCheck({ ...rest, paths, ...(measures !== undefined ? { measures } : {}) });
   write(r.text);
   if (r.failures > 0) throw new CheckFailure(`--check: ${r.failures} paper-reproduction verdict${r.failures === 1 ? ' is' : 's are'} FAIL`);
 }

@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { SCORE_PRECISIONS } from '../rerank/score-precision.js';
+import type { RerankerSpec } from '../rerank/types.js';
+import { resolveModelRef } from './model-ref.js';
 import { rerankerQuerySchema } from './query-config.js';
 import { urlProblem, type EndpointConfig, type RemoteApi } from '../remote/endpoint.js';
 
@@ -78,6 +80,23 @@ export const modelRerankerKeys = {
   threads: posInt.optional(),
   query: rerankerQuerySchema.optional(),
 };
+
+/** A model reranker entry as far as `modelRerankerKeys` go, as a kind loads it (one depth). */
+export type ModelRerankerEntry = Omit<z.output<z.ZodObject<typeof modelRerankerKeys>>, 'depth'> & { depth: number };
+
+/** The spec fields every model reranker kind takes from the keys it shares (the model path made absolute). */
+export function modelRerankerSpec(r: ModelRerankerEntry, configDir: string): Omit<RerankerSpec, 'type'> {
+  return {
+    id: r.id,
+    model: resolveModelRef(r.model, configDir),
+    depth: r.depth,
+    ...(r.score_precision !== undefined ? { scorePrecision: r.score_precision } : {}),
+    ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
+    ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
+    ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
+    ...(r.threads !== undefined ? { threads: r.threads } : {}),
+  };
+}
 
 /** The plan line of a reranker entry: type, model, depth, then every other key given. */
 export function describeReranker(r: { type: string; model: string; depth: number }): string {

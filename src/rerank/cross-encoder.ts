@@ -11,24 +11,19 @@
  * drops the closing separator. With SkillRet queries (far below half the budget) only the
  * document is ever cut, and the query always survives whole.
  *
- * Batches: pairs grouped by length bucket and right-padded to the bucket's width, so a pair's score
- * never depends on its batch companions (batching.ts); order restored.
+ * Batches (the shared loop of pair-scoring.ts): pairs grouped by length bucket and right-padded to
+ * the bucket's width, so a pair's score never depends on its batch companions; order restored.
  */
-import { AutoModelForSequenceClassification, AutoTokenizer, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { AutoModelForSequenceClassification, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { UserError } from '../core/errors.js';
-import { padBatch, planBatches, type EncodedInput } from './batching.js';
 import { readFloat } from './logits.js';
-import { runBatches } from './run-batches.js';
-import { loadModelConfig, modelClassFor, sessionOptions } from './load.js';
+import { scorePairs, type PairBatching, type PairInput, type PairScorer } from './pair-scoring.js';
+import { loadModel, loadTokenizer, type ModelLoadOptions } from './load-model.js';
+import { loadModelConfig } from './model-config.js';
 import { longestFirst } from './truncation.js';
 import type { RerankPair, Reranker, RerankStats } from './types.js';
 
-export interface CrossEncoderOptions {
-  /** Folder or hub id, as `resolveModel` returned it (transformers.js env already configured). */
-  location: string;
-  revision?: string;
-  dtype: string;
-  threads: number;
+export interface CrossEncoderOptions extends ModelLoadOptions {
   /** Token budget of one pair with its special tokens; default: the tokenizer's model_max_length. */
   maxTokens?: number;
   batchSize: number;
@@ -36,15 +31,11 @@ export interface CrossEncoderOptions {
   maxBatchTokens?: number;
   /** Batches in flight. */
   concurrency: number;
-  /** For error messages: the reranker id. */
-  id: string;
 }
 
-export interface EncodedPair extends EncodedInput {
+export interface EncodedPair extends PairInput {
   ids: number[];
   typeIds?: number[];
-  /** The pair was cut to the budget. */
-  truncated: boolean;
 }
 
 /** Texts whose (capped) tokens a cross-encoder keeps between calls (oldest dropped first). */
@@ -58,7 +49,7 @@ interface Pieces {
   length: number;
 }
 
-export class CrossEncoderReranker implements Reranker {
+export class CrossEncoderReranker implements Reranker, PairScorer<EncodedPair> {
   readonly maxTokens: number;
   /** Special tokens the post-processor adds around a pair. */
   readonly specialTokens: number;
@@ -157,45 +148,34 @@ export class CrossEncoderReranker implements Reranker {
     return id;
   }
 
-  async score(pairs: RerankPair[], onProgress?: (n: number) => void): Promise<number[]> {
-    if (pairs.length === 0) return [];
-    const encoded = pairs.map((p) => this.encodePair(p.query, p.doc));
-    const lengths = encoded.map((e) => e.ids.length);
-    const batches = planBatches(lengths, {
+  score(pairs: RerankPair[], onProgress?: (n: number) => void): Promise<number[]> {
+    return scorePairs(this, pairs, this.counters, onProgress);
+  }
+
+  batching(): PairBatching {
+    return {
       batchSize: this.opts.batchSize,
       maxBatchTokens: this.opts.maxBatchTokens ?? this.opts.batchSize * this.maxTokens,
       maxWidth: this.maxTokens,
-    });
-    const scores = new Array<number>(pairs.length).fill(NaN);
-    const padId = this.tokenizer.pad_token_id ?? 0;
-    await runBatches(batches, this.opts.concurrency, async ({ items: batch, width, rows }) => {
-      const padded = padBatch(
-        batch.map((i) => encoded[i]!),
-        padId,
-        'right',
-        width,
-        rows,
-      );
-      const dims = [padded.rows, padded.width];
-      const feeds: Record<string, Tensor> = {
-        input_ids: new Tensor('int64', padded.inputIds, dims),
-        attention_mask: new Tensor('int64', padded.attentionMask, dims),
-      };
-      if (padded.tokenTypeIds) feeds.token_type_ids = new Tensor('int64', padded.tokenTypeIds, dims);
-      const out = (await this.model(feeds)) as { logits?: Tensor };
-      const logits = out.logits;
-      if (!logits || logits.dims.length !== 2 || logits.dims[0] !== padded.rows) {
-        throw new UserError(`reranker "${this.opts.id}": model output has no logits [batch, labels] (got ${logits ? `[${logits.dims.join(', ')}]` : 'none'}): not a sequence-classification model`);
-      }
-      const labels = logits.dims[1]!;
-      batch.forEach((i, r) => {
-        scores[i] = readFloat(logits.type, logits.data as ArrayLike<number>, r * labels + labels - 1); // the last logit, as the official code takes for multi-label heads
-      });
-      onProgress?.(batch.length);
-    });
-    this.counters.pairs += pairs.length;
-    this.counters.truncatedPairs += encoded.reduce((n, e) => n + (e.truncated ? 1 : 0), 0);
-    return scores;
+      bucketing: 'length-buckets',
+      concurrency: this.opts.concurrency,
+      paddingSide: 'right',
+      padId: this.tokenizer.pad_token_id ?? 0,
+    };
+  }
+
+  extraFeeds(): Record<string, Tensor> {
+    return {};
+  }
+
+  /** The last logit of each row (the official code takes the last one of a multi-label head). */
+  scoresOf(logits: Tensor | undefined, rows: number, count: number): number[] {
+    if (!logits || logits.dims.length !== 2 || logits.dims[0] !== rows) {
+      throw new UserError(`reranker "${this.opts.id}": model output has no logits [batch, labels] (got ${logits ? `[${logits.dims.join(', ')}]` : 'none'}): not a sequence-classification model`);
+    }
+    const labels = logits.dims[1]!;
+    const data = logits.data as ArrayLike<number>;
+    return Array.from({ length: count }, (_, r) => readFloat(logits.type, data, r * labels + labels - 1));
   }
 
   async dispose(): Promise<void> {
@@ -216,8 +196,7 @@ function positionLimit(config: Record<string, unknown>): number | undefined {
 }
 
 export async function loadCrossEncoder(opts: CrossEncoderOptions): Promise<CrossEncoderReranker> {
-  const common = { ...(opts.revision !== undefined ? { revision: opts.revision } : {}) };
-  const tokenizer = await AutoTokenizer.from_pretrained(opts.location, common);
+  const tokenizer = await loadTokenizer(opts);
   const config = await loadModelConfig(opts.location, opts.revision);
   const tokMax = tokenizer.model_max_length as number;
   let maxTokens = opts.maxTokens ?? (Number.isFinite(tokMax) && tokMax > 0 && tokMax < 1e9 ? tokMax : undefined);
@@ -226,12 +205,6 @@ export async function loadCrossEncoder(opts: CrossEncoderOptions): Promise<Cross
   if (posMax !== undefined && maxTokens > posMax) {
     throw new UserError(`reranker "${opts.id}": max_tokens ${maxTokens} exceeds the model's ${posMax} positions`);
   }
-  const model = await modelClassFor(config, AutoModelForSequenceClassification, opts.id).from_pretrained(opts.location, {
-    ...common,
-    config,
-    dtype: opts.dtype as never,
-    device: 'cpu',
-    session_options: sessionOptions(opts.threads),
-  });
+  const model = await loadModel(opts, config, AutoModelForSequenceClassification);
   return new CrossEncoderReranker(tokenizer, model, opts, maxTokens);
 }

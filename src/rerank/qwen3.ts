@@ -14,21 +14,18 @@
  * mask. At load, one short input is scored alone and inside a left-padded batch; if the two
  * disagree the reranker warns and runs unpadded batches (inputs of equal length only).
  */
-import { AutoModelForCausalLM, AutoTokenizer, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { AutoModelForCausalLM, Tensor, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { UserError } from '../core/errors.js';
-import { padBatch, planBatches, type EncodedInput } from './batching.js';
+import { padBatch, type EncodedInput } from '../util/pad-batch.js';
 import { readFloat } from './logits.js';
-import { loadModelConfig, modelClassFor, sessionOptions } from './load.js';
+import { forwardPadded, scorePairs, type PairBatching, type PairInput, type PairScorer } from './pair-scoring.js';
+import { loadModel, loadTokenizer, type ModelLoadOptions } from './load-model.js';
+import { loadModelConfig } from './model-config.js';
 import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, type Qwen3Template } from '../models/qwen3-template.js';
-import { runBatches } from './run-batches.js';
 import { bodyBudget } from './truncation.js';
 import type { RerankPair, Reranker, RerankStats } from './types.js';
 
-export interface Qwen3Options {
-  location: string;
-  revision?: string;
-  dtype: string;
-  threads: number;
+export interface Qwen3Options extends ModelLoadOptions {
   maxTokens: number;
   batchSize: number;
   /**
@@ -39,16 +36,14 @@ export interface Qwen3Options {
   concurrency: number;
   template: Qwen3Template;
   instruction: string;
-  id: string;
   /** Skip the load-time padding check (tests of the check itself). */
   skipPaddingCheck?: boolean;
   log?: (line: string) => void;
 }
 
-export interface Qwen3Input extends EncodedInput {
+/** prefix + body + suffix ids; `truncated`: the body was cut to its budget. */
+export interface Qwen3Input extends PairInput {
   ids: number[];
-  /** The body was cut to its budget. */
-  truncated: boolean;
 }
 
 /** Raw last-position logits of "yes" and "no" for one input. */
@@ -57,7 +52,7 @@ export interface YesNoLogits {
   no: number;
 }
 
-export class Qwen3Reranker implements Reranker {
+export class Qwen3Reranker implements Reranker, PairScorer<Qwen3Input> {
   readonly prefixIds: number[];
   readonly suffixIds: number[];
   readonly yesId: number;
@@ -130,23 +125,20 @@ export class Qwen3Reranker implements Reranker {
 
   /** One forward pass over already-encoded inputs (left padded): raw yes/no logits per input. */
   async yesNoLogits(inputs: readonly EncodedInput[], width?: number, rowCount?: number): Promise<YesNoLogits[]> {
-    const padId = this.tokenizer.pad_token_id ?? 0;
-    const padded = padBatch(inputs, padId, 'left', width, rowCount);
-    const dims = [padded.rows, padded.width];
-    const feeds: Record<string, Tensor> = {
-      input_ids: new Tensor('int64', padded.inputIds, dims),
-      attention_mask: new Tensor('int64', padded.attentionMask, dims),
-    };
-    if (this.keepLast) feeds.num_logits_to_keep = new Tensor('int64', BigInt64Array.from([1n]), []);
-    const out = (await this.model(feeds)) as { logits?: Tensor };
-    const logits = out.logits;
-    if (!logits || logits.dims.length !== 3 || logits.dims[0] !== padded.rows) {
+    const { padId, paddingSide } = this.batching();
+    const padded = padBatch(inputs, padId, paddingSide, width, rowCount);
+    return this.readYesNo(await forwardPadded(this.model, padded, this.extraFeeds()), padded.rows, inputs.length);
+  }
+
+  /** The last position's "yes" and "no" logits of the first `count` rows. */
+  private readYesNo(logits: Tensor | undefined, rows: number, count: number): YesNoLogits[] {
+    if (!logits || logits.dims.length !== 3 || logits.dims[0] !== rows) {
       throw new UserError(`reranker "${this.opts.id}": model output has no logits [batch, positions, vocab]: not a causal LM`);
     }
     const [, positions, vocab] = logits.dims as [number, number, number];
     const data = logits.data as ArrayLike<number>;
     const res: YesNoLogits[] = [];
-    for (let r = 0; r < inputs.length; r++) {
+    for (let r = 0; r < count; r++) {
       const base = (r * positions + positions - 1) * vocab;
       res.push({ yes: readFloat(logits.type, data, base + this.yesId), no: readFloat(logits.type, data, base + this.noId) });
     }
@@ -166,29 +158,30 @@ export class Qwen3Reranker implements Reranker {
     return close(alone!.yes, inBatch!.yes) && close(alone!.no, inBatch!.no);
   }
 
-  async score(pairs: RerankPair[], onProgress?: (n: number) => void): Promise<number[]> {
-    if (pairs.length === 0) return [];
-    const encoded = pairs.map((p) => this.encodePair(p.query, p.doc));
-    const batches = planBatches(
-      encoded.map((e) => e.ids.length),
-      { batchSize: this.opts.batchSize, maxBatchTokens: this.maxBatchTokens, maxWidth: this.opts.maxTokens },
-      !this.padding,
-    );
-    const scores = new Array<number>(pairs.length).fill(NaN);
-    await runBatches(batches, this.opts.concurrency, async ({ items: batch, width, rows }) => {
-      const logits = await this.yesNoLogits(
-        batch.map((i) => encoded[i]!),
-        width,
-        rows,
-      );
-      batch.forEach((i, r) => {
-        scores[i] = pYes(logits[r]!.yes, logits[r]!.no);
-      });
-      onProgress?.(batch.length);
-    });
-    this.counters.pairs += pairs.length;
-    this.counters.truncatedPairs += encoded.reduce((n, e) => n + (e.truncated ? 1 : 0), 0);
-    return scores;
+  score(pairs: RerankPair[], onProgress?: (n: number) => void): Promise<number[]> {
+    return scorePairs(this, pairs, this.counters, onProgress);
+  }
+
+  batching(): PairBatching {
+    return {
+      batchSize: this.opts.batchSize,
+      maxBatchTokens: this.maxBatchTokens,
+      maxWidth: this.opts.maxTokens,
+      bucketing: this.padding ? 'length-buckets' : 'exact-length',
+      concurrency: this.opts.concurrency,
+      paddingSide: 'left',
+      padId: this.tokenizer.pad_token_id ?? 0,
+    };
+  }
+
+  /** With `num_logits_to_keep`: only the last position's logits. */
+  extraFeeds(): Record<string, Tensor> {
+    return this.keepLast ? { num_logits_to_keep: new Tensor('int64', BigInt64Array.from([1n]), []) } : {};
+  }
+
+  /** P(yes) of each row. */
+  scoresOf(logits: Tensor | undefined, rows: number, count: number): number[] {
+    return this.readYesNo(logits, rows, count).map((l) => pYes(l.yes, l.no));
   }
 
   async dispose(): Promise<void> {
@@ -197,16 +190,8 @@ export class Qwen3Reranker implements Reranker {
 }
 
 export async function loadQwen3(opts: Qwen3Options): Promise<Qwen3Reranker> {
-  const common = { ...(opts.revision !== undefined ? { revision: opts.revision } : {}) };
-  const tokenizer = await AutoTokenizer.from_pretrained(opts.location, common);
-  const config = await loadModelConfig(opts.location, opts.revision);
-  const model = await modelClassFor(config, AutoModelForCausalLM, opts.id).from_pretrained(opts.location, {
-    ...common,
-    config,
-    dtype: opts.dtype as never,
-    device: 'cpu',
-    session_options: sessionOptions(opts.threads),
-  });
+  const tokenizer = await loadTokenizer(opts);
+  const model = await loadModel(opts, await loadModelConfig(opts.location, opts.revision), AutoModelForCausalLM);
   const r = new Qwen3Reranker(tokenizer, model, opts);
   if (!opts.skipPaddingCheck && opts.batchSize > 1 && !(await r.paddingCheck())) {
     r.padding = false;

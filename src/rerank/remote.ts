@@ -1,8 +1,8 @@
 /**
  * A reranking server (TEI /rerank, or Cohere/Jina/vLLM/Infinity-style /rerank) as a `Reranker`:
  * pairs are grouped by query (one request scores one query against up to `batch_size`
- * documents), `concurrency` requests in flight, behind the same driver and on-disk score cache
- * as local rerankers. The score cache key covers the API, the model name and (per pair) the
+ * documents), `concurrency` requests in flight, behind the same windowed wrapper
+ * (windowed-reranker.ts) and on-disk score cache as local rerankers. The score cache key covers the API, the model name and (per pair) the
  * query and document text; not the URL, so a moved server keeps its cache.
  */
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { assertAllowedOffline, endpointRecord, publicUrl, resolveEndpoint } from
 import { RemoteRerankClient } from '../remote/rerank.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 import { offlineFromEnv } from '../util/paths.js';
-import { RerankDriver } from './driver.js';
+import { WindowedReranker } from './windowed-reranker.js';
 import { ScoreCache } from './score-cache.js';
 import type { RemoteRerankerSpec, RerankPair, Reranker, RerankStats } from './types.js';
 
@@ -100,11 +100,11 @@ export async function createRemoteReranker(ctx: StageContext, spec: RemoteRerank
     const key = { v: REMOTE_SCORER_VERSION, remote: endpoint.api, model: spec.model, ...(endpoint.api === 'tei' ? { rawScores: true } : {}) };
     cache = ScoreCache.open(join(ctx.cacheDir, 'rerank', sha256Hex(stableStringify(key))), key);
   }
-  const driver = new RerankDriver(inner, { ...(cache ? { cache } : {}), keepOrder: true });
+  const windowed = new WindowedReranker(inner, { ...(cache ? { cache } : {}), keepOrder: true });
   return {
     describe: () => ({ ...identity, requests: { sent: client.stats.requests, retries: client.stats.retries } }),
-    score: (pairs, onProgress) => driver.score(pairs, onProgress),
-    stats: () => driver.stats(),
-    dispose: () => driver.dispose(),
+    score: (pairs, onProgress) => windowed.score(pairs, onProgress),
+    stats: () => windowed.stats(),
+    dispose: () => windowed.dispose(),
   };
 }

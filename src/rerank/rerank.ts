@@ -19,8 +19,11 @@ import type { StageContext } from '../core/context.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 import { modelsDir } from '../util/paths.js';
 import { loadCrossEncoder } from './cross-encoder.js';
-import { RerankDriver } from './driver.js';
-import { configDtype, defaultThreads, loadModelConfig, modelFingerprint, requiredFiles } from './load.js';
+import { WindowedReranker } from './windowed-reranker.js';
+import { configDtype, loadModelConfig } from './model-config.js';
+import { requiredFiles } from './model-files.js';
+import { modelFingerprint } from './model-fingerprint.js';
+import { defaultThreads } from './session-options.js';
 import { checkDtype } from '../models/dtype.js';
 import { loadQwen3 } from './qwen3.js';
 import { ScoreCache } from './score-cache.js';
@@ -106,13 +109,13 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
   let cache: ScoreCache | undefined;
   if (ctx.useCache) {
     const rerankDir = join(ctx.cacheDir, 'rerank');
-    const fingerprint = await modelFingerprint(resolved.folder, dtype, rerankDir);
+    const fingerprint = await modelFingerprint(resolved.folder, dtype, ctx.cacheDir);
     if (fingerprint === undefined) {
       ctx.log(`reranker ${r.id}: score cache off (model files not found under ${resolved.folder})`);
     } else {
       const d = inner.describe();
       // Everything that changes a score's bits: a batch's tensor shape is fixed by the pair's length
-      // bucket and the batch size (batching.ts), so batch size and padding mode are part of the key.
+      // bucket and the batch size (util/batch-plan.ts), so batch size and padding mode are part of the key.
       const key = {
         v: SCORER_VERSION,
         fingerprint,
@@ -127,13 +130,13 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
       cache = ScoreCache.open(join(rerankDir, sha256Hex(stableStringify(key))), { ...key, model: describeModel(resolved) });
     }
   }
-  const driver = new RerankDriver(inner, cache ? { cache } : {});
+  const windowed = new WindowedReranker(inner, cache ? { cache } : {});
   return withScorePrecision(
     {
-      describe: () => ({ ...identity, ...driver.describe() }),
-      score: (pairs, onProgress) => driver.score(pairs, onProgress),
-      stats: () => driver.stats(),
-      dispose: () => driver.dispose(),
+      describe: () => ({ ...identity, ...windowed.describe() }),
+      score: (pairs, onProgress) => windowed.score(pairs, onProgress),
+      stats: () => windowed.stats(),
+      dispose: () => windowed.dispose(),
     },
     r.scorePrecision,
     r.type === 'qwen3' ? 'p-yes' : 'logit',

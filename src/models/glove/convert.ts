@@ -4,12 +4,9 @@
  * MaxSim scorer (glove-6b-100d-maxsim). The ~307 MB JSON is parsed once per conversion, never per run.
  * Also the `skillret-eval models build` command body.
  */
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { writeJsonAtomic } from '../../util/atomic.js';
-import { sha256Hex } from '../../util/hash.js';
 import { modelsDir as defaultModelsDir } from '../../util/paths.js';
-import { writeFolderAtomic } from './atomic-folder.js';
+import { writeFolderAtomic } from '../atomic-folder.js';
+import { markedComplete, writeCompletionMarker } from '../completion-marker.js';
 import { writeMaxSim } from './maxsim.js';
 import {
   GLOVE_COMPLETE_MARKER,
@@ -44,48 +41,13 @@ export interface GloveLog {
   log: (s: string) => void;
 }
 
-/** Completion marker written last into each folder. */
-interface Marker {
-  name: string;
-  converter_version: number;
-  source: string;
-  words: number;
-  files: Record<string, { bytes: number; sha256: string }>;
-}
-
 /** true when `dir` holds a complete model named `name` from the current converter version. */
 export function gloveModelComplete(dir: string, name: string): boolean {
-  const p = join(dir, GLOVE_COMPLETE_MARKER);
-  if (!existsSync(p)) return false;
-  try {
-    const m = JSON.parse(readFileSync(p, 'utf8')) as Partial<Marker>;
-    return m.name === name && m.converter_version === GLOVE_CONVERTER_VERSION && existsSync(join(dir, 'onnx', 'model.onnx'));
-  } catch {
-    return false;
-  }
-}
-
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...listFiles(p));
-    else out.push(p);
-  }
-  return out.sort();
+  return markedComplete(dir, GLOVE_COMPLETE_MARKER, name, GLOVE_CONVERTER_VERSION);
 }
 
 function writeMarker(dir: string, name: string, source: string, words: number): number {
-  const files: Marker['files'] = {};
-  let total = 0;
-  for (const f of listFiles(dir)) {
-    const data = readFileSync(f);
-    total += data.length;
-    files[relative(dir, f).split('\\').join('/')] = { bytes: data.length, sha256: sha256Hex(data) };
-  }
-  const marker: Marker = { name, converter_version: GLOVE_CONVERTER_VERSION, source, words, files };
-  writeJsonAtomic(join(dir, GLOVE_COMPLETE_MARKER), marker);
-  return total + statSync(join(dir, GLOVE_COMPLETE_MARKER)).size;
+  return writeCompletionMarker(dir, GLOVE_COMPLETE_MARKER, { name, converter_version: GLOVE_CONVERTER_VERSION, source, words });
 }
 
 /** Writes both model folders from already extracted word vectors (atomically, each folder). */

@@ -13,6 +13,7 @@ import { GLOVE_EMBEDDER_NAME } from './names.js';
 import { GLOVE_FIRST_WORD_ID, writeGloveTokenizer } from './tokenizer.js';
 import { SIF_A } from './sif.js';
 import { makeDirs } from '../../util/dirs.js';
+import { writeStFiles } from '../st-files.js';
 
 /** No positional limit: the tokenizer keeps every word (2^20 tokens as a finite stand-in for "unlimited"). */
 export const GLOVE_EMBEDDER_MAX_LENGTH = 1_048_576;
@@ -73,23 +74,7 @@ export function writeStaticEmbedder(dir: string, x: StaticEmbedderInput): number
       pooling: 'mean over attention_mask, then L2 normalisation',
     },
   });
-  writeJsonAtomic(join(dir, 'modules.json'), [
-    { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
-    { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
-    { idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' },
-  ]);
-  writeJsonAtomic(join(dir, '1_Pooling', 'config.json'), {
-    word_embedding_dimension: x.dim,
-    pooling_mode_cls_token: false,
-    pooling_mode_mean_tokens: true,
-    pooling_mode_max_tokens: false,
-    pooling_mode_mean_sqrt_len_tokens: false,
-    pooling_mode_weightedmean_tokens: false,
-    pooling_mode_lasttoken: false,
-    include_prompt: true,
-  });
-  makeDirs(join(dir, '2_Normalize'));
-  writeJsonAtomic(join(dir, 'config_sentence_transformers.json'), { prompts: {}, default_prompt_name: null, similarity_fn_name: 'cosine' });
+  writeStFiles(dir, x.dim, 'mean');
   writeFileAtomic(join(dir, 'README.md'), readme(x, rows, bytes));
   return bytes;
 }

@@ -5,12 +5,11 @@
  * (temporary sibling folder, renamed into place) with a completion marker written last. Deterministic: the same
  * package version gives byte-identical files. Built on first use or by `skillret-eval models build`.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic.js';
-import { sha256Hex } from '../../util/hash.js';
 import { modelsDir as defaultModelsDir } from '../../util/paths.js';
-import { writeFolderAtomic } from '../glove/atomic-folder.js';
+import { writeFolderAtomic } from '../atomic-folder.js';
+import { markedComplete, writeCompletionMarker } from '../completion-marker.js';
 import { saveModel } from '../onnx/graph.js';
 import { useLiteModel } from './graph.js';
 import {
@@ -25,6 +24,7 @@ import {
 import { readUseLiteSource, useLitePackageDir, type UseLiteSource } from './source.js';
 import { writeUseLiteTokenizer } from './tokenizer.js';
 import { makeDirs } from '../../util/dirs.js';
+import { writeStFiles } from '../st-files.js';
 
 export { USE_LITE_NAME, useLiteDir } from './names.js';
 
@@ -37,33 +37,9 @@ export interface UseLiteBuildReport {
   seconds: number;
 }
 
-interface Marker {
-  name: string;
-  converter_version: number;
-  source: string;
-  files: Record<string, { bytes: number; sha256: string }>;
-}
-
 /** true when `dir` holds a complete model from the current converter version. */
 export function useLiteModelComplete(dir: string): boolean {
-  const p = join(dir, USE_LITE_COMPLETE_MARKER);
-  if (!existsSync(p)) return false;
-  try {
-    const m = JSON.parse(readFileSync(p, 'utf8')) as Partial<Marker>;
-    return m.name === USE_LITE_NAME && m.converter_version === USE_LITE_CONVERTER_VERSION && existsSync(join(dir, 'onnx', 'model.onnx'));
-  } catch {
-    return false;
-  }
-}
-
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...listFiles(p));
-    else out.push(p);
-  }
-  return out.sort();
+  return markedComplete(dir, USE_LITE_COMPLETE_MARKER, USE_LITE_NAME, USE_LITE_CONVERTER_VERSION);
 }
 
 /** Writes every file of the model folder into `dir`; returns the ONNX size in bytes. */
@@ -95,39 +71,13 @@ export function writeUseLiteFolder(dir: string, src: UseLiteSource, source: stri
         'every position, so any masked pooling (cls, mean, last_token) gives it',
     },
   });
-  writeJsonAtomic(join(dir, 'modules.json'), [
-    { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
-    { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
-    { idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' },
-  ]);
-  writeJsonAtomic(join(dir, '1_Pooling', 'config.json'), {
-    word_embedding_dimension: USE_LITE_DIM,
-    pooling_mode_cls_token: true,
-    pooling_mode_mean_tokens: false,
-    pooling_mode_max_tokens: false,
-    pooling_mode_mean_sqrt_len_tokens: false,
-    pooling_mode_weightedmean_tokens: false,
-    pooling_mode_lasttoken: false,
-    include_prompt: true,
-  });
-  makeDirs(join(dir, '2_Normalize'));
-  writeJsonAtomic(join(dir, 'config_sentence_transformers.json'), { prompts: {}, default_prompt_name: null, similarity_fn_name: 'cosine' });
+  writeStFiles(dir, USE_LITE_DIM, 'cls');
   writeFileAtomic(join(dir, 'README.md'), readme(source, src.parameters, bytes));
   return bytes;
 }
 
 function writeMarker(dir: string, source: string): number {
-  const files: Marker['files'] = {};
-  let total = 0;
-  for (const f of listFiles(dir)) {
-    const data = readFileSync(f);
-    total += data.length;
-    files[relative(dir, f).split('\\').join('/')] = { bytes: data.length, sha256: sha256Hex(data) };
-  }
-  const marker: Marker = { name: USE_LITE_NAME, converter_version: USE_LITE_CONVERTER_VERSION, source, files };
-  const text = JSON.stringify(marker, null, 2) + '\n';
-  writeJsonAtomic(join(dir, USE_LITE_COMPLETE_MARKER), marker);
-  return total + Buffer.byteLength(text);
+  return writeCompletionMarker(dir, USE_LITE_COMPLETE_MARKER, { name: USE_LITE_NAME, converter_version: USE_LITE_CONVERTER_VERSION, source });
 }
 
 export interface UseLiteLog {

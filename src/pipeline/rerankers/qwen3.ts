@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { QWEN3_TEMPLATES } from '../../models/qwen3-template.js';
 import { createReranker } from '../../rerank/rerank.js';
 import { defineReranker } from '../../rerank/types.js';
-import { describeReranker, modelRerankerKeys } from '../config-parts.js';
-import { resolveModelRef } from '../model-ref.js';
+import { describeReranker, modelRerankerKeys, modelRerankerSpec } from '../config-parts.js';
 
 export const qwen3Reranker = defineReranker({
   type: 'qwen3',
@@ -17,15 +16,8 @@ export const qwen3Reranker = defineReranker({
   describe: describeReranker,
   load: (ctx, r, configDir) =>
     createReranker(ctx, {
-      id: r.id,
+      ...modelRerankerSpec(r, configDir),
       type: 'qwen3',
-      model: resolveModelRef(r.model, configDir),
-      depth: r.depth,
-      ...(r.score_precision !== undefined ? { scorePrecision: r.score_precision } : {}),
-      ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
-      ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
-      ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
-      ...(r.threads !== undefined ? { threads: r.threads } : {}),
       ...(r.instruction !== undefined ? { instruction: r.instruction } : {}),
       ...(r.template !== undefined ? { template: r.template } : {}),
     }),

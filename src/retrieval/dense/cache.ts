@@ -44,7 +44,7 @@ export interface EmbeddingKeyParts {
   maxTokens: number;
   /**
    * The batching rule and its limits: they fix each text's tensor shape (length bucket x rows per
-   * batch, see batching.ts), hence the low bits of its vector.
+   * batch, see util/batch-plan.ts), hence the low bits of its vector.
    */
   batching: { scheme: 'length-buckets-v1'; batchSize: number; maxBatchTokens: number };
 }

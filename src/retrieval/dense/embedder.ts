@@ -5,7 +5,7 @@
  *   tokenised once, framed with the tokenizer's special tokens and cut from the right to
  *   min(maxTokens, model maximum) tokens keeping those special tokens (see token-frame.ts).
  * - Batches are formed by length bucket and padded to the bucket's width on the tokenizer's padding
- *   side (batching.ts), so a text's vector never depends on its batch companions;
+ *   side (util/batch-plan.ts, util/pad-batch.ts), so a text's vector never depends on its batch companions;
  *   pooling reads the attention mask, so the first/last real token is found whatever the side.
  * - Outputs are float32 vectors in input order; truncation and throughput are counted.
  */
@@ -14,11 +14,12 @@ import { join } from 'node:path';
 import { AutoModel, AutoTokenizer, Tensor } from '@huggingface/transformers';
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { UserError } from '../../core/errors.js';
+import { planBatches } from '../../util/batch-plan.js';
 import { assertJsonFilesParse } from '../../util/json-files.js';
+import { padBatch } from '../../util/pad-batch.js';
 import { onnxFileFor } from '../../models/dtype.js';
 import type { Pooling } from '../../models/embedder-presets.js';
 import { assertHubFilesPresent, configureTransformersEnv, describeModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
-import { planBatches } from './batching.js';
 import { poolBatch } from './pooling.js';
 import { frameAndTruncate, learnFrame, type Frame } from './token-frame.js';
 
@@ -255,21 +256,15 @@ export class Embedder {
    * and filled up to `rowCount` rows with copies of the first text), pooled to vectors (one per text).
    */
   async runBatch(realLists: readonly number[][], width?: number, rowCount = realLists.length): Promise<Float32Array[]> {
-    const idLists = [...realLists];
-    while (idLists.length < rowCount) idLists.push(realLists[0]!);
-    const B = idLists.length;
-    const T = Math.max(width ?? 0, ...idLists.map((x) => x.length));
-    const pad = BigInt(this.tokenizer.pad_token_id ?? 0);
-    const ids = new BigInt64Array(B * T).fill(pad);
-    const mask = new BigInt64Array(B * T);
-    idLists.forEach((list, b) => {
-      const off = b * T + (this.paddingSide === 'left' ? T - list.length : 0);
-      for (let t = 0; t < list.length; t++) {
-        ids[off + t] = BigInt(list[t]!);
-        mask[off + t] = 1n;
-      }
-    });
-    const inputs = { input_ids: new Tensor('int64', ids, [B, T]), attention_mask: new Tensor('int64', mask, [B, T]) };
+    const padded = padBatch(
+      realLists.map((ids) => ({ ids })),
+      this.tokenizer.pad_token_id ?? 0,
+      this.paddingSide,
+      width,
+      rowCount,
+    );
+    const { rows: B, width: T, attentionMask: mask } = padded;
+    const inputs = { input_ids: new Tensor('int64', padded.inputIds, [B, T]), attention_mask: new Tensor('int64', mask, [B, T]) };
     const outputs = (await this.net(inputs)) as Record<string, unknown>;
     try {
       const hidden = pickHidden(outputs, B, T);

@@ -13,15 +13,16 @@ import { findEmbedderPreset, missingExportMessage, type EmbedderPreset, type Poo
 import { resolveEmbedderSettings, type EmbedderSettings } from '../../models/embedder-settings.js';
 import { readStConfig } from '../../models/st-config.js';
 import { fetchStFiles } from '../../models/st-fetch.js';
-import { toBfloat16, toFloat16 } from '../../models/float-formats.js';
 import { describeModel, resolveModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import { sha256Hex } from '../../util/hash.js';
 import { Embedder, type EmbedderOptions } from './embedder.js';
 import { encodeWithCache, rate, stageCacheInfo, type EncodeStats, type StageCacheInfo } from './encode-cached.js';
-import { fileSha256, modelFilesSha256 } from './model-hash.js';
+import { fileSha256 } from '../../util/file-sha256.js';
+import { modelFilesSha256 } from './model-hash.js';
 import { toMatrix, type VectorMatrix } from './index-exact.js';
 import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
+import { roundVectors, vectorPrecisionOf, type VectorPrecision } from './vector-precision.js';
 import { faultPoint } from '../../util/fault.js';
 
 export interface DenseSpec {
@@ -37,7 +38,7 @@ export interface DenseSpec {
   batchSize?: number;
   threads?: number;
   /** Vectors rounded to this format before the search (default: the preset's official one, else fp32). */
-  vectorPrecision?: 'fp32' | 'bf16' | 'fp16';
+  vectorPrecision?: VectorPrecision;
   topK: number;
   index: IndexSpec;
 }
@@ -73,7 +74,7 @@ export interface DenseInfo {
     /** Where each of prefixes, pooling, normalisation and max tokens came from. */
     sources: EmbedderSettings['sources'];
     /** Format the vectors were rounded to before the inner-product search. */
-    vectorPrecision: 'fp32' | 'bf16' | 'fp16';
+    vectorPrecision: VectorPrecision;
     /** Token ids the tokenizer adds before / after every text (kept by truncation). */
     specialTokens: { prefix: number[]; suffix: number[] };
   };
@@ -94,6 +95,8 @@ interface Resolved {
   preset: EmbedderPreset | null;
   options: EmbedderOptions;
   sources: EmbedderSettings['sources'];
+  /** The precision vectors are searched at (vector-precision.ts). */
+  vectorPrecision: VectorPrecision;
 }
 
 function isLocalRef(ref: string, models: string): boolean {
@@ -166,7 +169,7 @@ export async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: Model
     batchSize: spec.batchSize ?? DEFAULT_BATCH_SIZE,
   };
   if (spec.threads !== undefined) options.threads = spec.threads;
-  return { model, preset, options, sources: settings.sources };
+  return { model, preset, options, sources: settings.sources, vectorPrecision: vectorPrecisionOf(spec.vectorPrecision, preset) };
 }
 
 /** sha256 over the tokenizer files present in the model folder. */
@@ -191,7 +194,7 @@ export async function denseRetrieve(
   const loc: ModelLocationOptions = { offline: ctx.offline || offlineFromEnv(), cacheDir: ctx.cacheDir, modelsDir: modelsDir() };
 
   let t = performance.now();
-  const { model, preset, options, sources } = await resolveSpec(ctx, spec, loc);
+  const { model, preset, options, sources, vectorPrecision } = await resolveSpec(ctx, spec, loc);
   const warning =
     model.source === 'hub' && !preset ? `hub model ${describeModel(model)} has no preset: prompt may not match the paper` : null;
   if (warning) ctx.log(`dense ${spec.id}: ${warning}`);
@@ -221,7 +224,6 @@ export async function denseRetrieve(
 
     const dim = d.vectors[0]?.length ?? q.vectors[0]?.length ?? embedder.dim ?? 0;
     // The cache keeps the model's own vectors; the official precision is applied on the way to the search.
-    const vectorPrecision = spec.vectorPrecision ?? preset?.vectorPrecision ?? 'fp32';
     const D: VectorMatrix = toMatrix(roundVectors(d.vectors, vectorPrecision), dim);
     const Q: VectorMatrix = toMatrix(roundVectors(q.vectors, vectorPrecision), dim);
     const docIds = docs.map((x) => x.id);
@@ -292,13 +294,6 @@ export async function denseRetrieve(
   } finally {
     await embedder.dispose();
   }
-}
-
-/** Vectors with every component rounded to `p` (fp32: unchanged, they already are float32). */
-function roundVectors<V extends ArrayLike<number>>(vs: readonly V[], p: 'fp32' | 'bf16' | 'fp16'): (V | Float32Array)[] {
-  if (p === 'fp32') return [...vs];
-  const f = p === 'bf16' ? toBfloat16 : toFloat16;
-  return vs.map((v) => Float32Array.from(v as ArrayLike<number>, (x) => f(x)));
 }
 
 export type { EncodeStats };

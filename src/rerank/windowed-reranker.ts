@@ -1,14 +1,15 @@
 /**
- * Wraps a model reranker for large workloads: identical pairs are scored once, pairs go to the
- * model in windows (bounded tokenisation memory; pairs sorted by text length first so windows
- * batch well), and, with a score cache, cached pairs skip the model and every finished window is
- * written to the cache (an interrupted run keeps its work).
+ * Wraps a model reranker for large workloads: identical pairs are scored once and cached pairs
+ * skip the model (unique-pairs.ts); the rest go to the model in windows (bounded tokenisation
+ * memory), and, with a score cache, every finished window is written to the cache (an interrupted
+ * run keeps its work).
  */
-import { pairKey, type ScoreCache } from './score-cache.js';
-import type { RerankPair, Reranker, RerankStats } from './types.js';
 import { faultPoint } from '../util/fault.js';
+import type { ScoreCache } from './score-cache.js';
+import type { RerankPair, Reranker, RerankStats } from './types.js';
+import { lookupPairs } from './unique-pairs.js';
 
-export interface DriverOptions {
+export interface WindowOptions {
   /** Unique uncached pairs per model call (default 1,024). */
   window?: number;
   /**
@@ -19,13 +20,13 @@ export interface DriverOptions {
   cache?: ScoreCache;
 }
 
-export class RerankDriver implements Reranker {
+export class WindowedReranker implements Reranker {
   private cachedPairs = 0;
   private readonly window: number;
 
   constructor(
     readonly inner: Reranker,
-    private readonly opts: DriverOptions = {},
+    private readonly opts: WindowOptions = {},
   ) {
     this.window = Math.max(1, opts.window ?? 1024);
   }
@@ -40,28 +41,10 @@ export class RerankDriver implements Reranker {
   }
 
   async score(pairs: RerankPair[], onProgress?: (n: number) => void): Promise<number[]> {
-    const scores = new Array<number>(pairs.length).fill(NaN);
     const cache = this.opts.cache;
-    // Unique pairs still to score: key -> indices.
-    const todo = new Map<string, number[]>();
-    let hits = 0;
-    pairs.forEach((p, i) => {
-      const key = pairKey(p.query, p.doc);
-      const cached = cache?.get(key);
-      if (cached !== undefined) {
-        scores[i] = cached;
-        hits++;
-        return;
-      }
-      const list = todo.get(key);
-      if (list) list.push(i);
-      else todo.set(key, [i]);
-    });
+    const { scores, hits, unique } = lookupPairs(pairs, cache, this.opts.keepOrder ?? false);
     this.cachedPairs += hits;
     if (hits > 0) onProgress?.(hits);
-
-    const unique = [...todo.entries()].map(([key, idx]) => ({ key, idx, len: pairs[idx[0]!]!.query.length + pairs[idx[0]!]!.doc.length }));
-    if (!this.opts.keepOrder) unique.sort((a, b) => b.len - a.len || a.idx[0]! - b.idx[0]!);
     for (let start = 0; start < unique.length; start += this.window) {
       const part = unique.slice(start, start + this.window);
       const got = await this.inner.score(

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { makeDirs } from '../../util/dirs.js';
+import { makeDirs } from '../util/dirs.js';
 
 function sibling(path: string, tag: string): string {
   return join(dirname(path), `.${basename(path)}.${tag}-${process.pid}-${randomBytes(4).toString('hex')}`);

@@ -1,0 +1,27 @@
+/** The precision dense vectors are searched (and explained) at: src/retrieval/dense/vector-precision.ts. */
+import { describe, expect, it } from 'vitest';
+import { findEmbedderPreset } from '../src/models/embedder-presets.js';
+import { toBfloat16, toFloat16 } from '../src/models/float-formats.js';
+import { roundVectors, vectorPrecisionOf } from '../src/retrieval/dense/vector-precision.js';
+
+describe('vector precision', () => {
+  it('the config wins, then the preset, then fp32', () => {
+    const preset = findEmbedderPreset('glove-6b-100d-static')!;
+    expect(vectorPrecisionOf(undefined, null)).toBe('fp32');
+    expect(vectorPrecisionOf(undefined, { ...preset, vectorPrecision: 'bf16' })).toBe('bf16');
+    expect(vectorPrecisionOf('fp16', { ...preset, vectorPrecision: 'bf16' })).toBe('fp16');
+    expect(vectorPrecisionOf('fp32', { ...preset, vectorPrecision: 'bf16' })).toBe('fp32');
+  });
+
+  it('rounds every component to the format (fp32: the same vectors)', () => {
+    const v = Float32Array.from([0.1, -1.2345678, 3.3e-5, 65519]);
+    const [same] = roundVectors([v], 'fp32');
+    expect(same).toBe(v);
+    const [b] = roundVectors([v], 'bf16');
+    const [h] = roundVectors([v], 'fp16');
+    expect([...b!]).toEqual([...v].map((x) => Math.fround(toBfloat16(x))));
+    expect([...h!]).toEqual([...v].map((x) => Math.fround(toFloat16(x))));
+    expect([...b!]).not.toEqual([...v]);
+    expect(h![3]).toBe(65504);
+  });
+});
