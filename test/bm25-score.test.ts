@@ -4,6 +4,7 @@ import { buildBm25IndexFromTexts } from '../src/retrieval/bm25/corpus.js';
 import { bm25Retrieve, officialQueryTokens } from '../src/retrieval/bm25/query.js';
 import { tieRanks as trecTieRanks } from '../src/metrics/rank.js';
 import { Bm25Searcher, searchBm25 } from '../src/retrieval/bm25/search.js';
+import { SimdRows, simdAvailable } from '../src/retrieval/bm25/simd.js';
 import { tokenize } from '../src/retrieval/bm25/tokenize.js';
 
 const f32 = Math.fround;
@@ -179,7 +180,7 @@ describe('tie order', () => {
 });
 
 describe('dense-row scoring', () => {
-  // 400 documents over a small Zipf-like vocabulary: many terms in >= 1/4 of the documents
+  // 397 documents (not a whole number of SIMD blocks) over a small Zipf-like vocabulary: many terms in >= 1/4 of the documents
   let seed = 12345;
   const rnd = () => {
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
@@ -187,7 +188,7 @@ describe('dense-row scoring', () => {
   };
   const words = Array.from({ length: 300 }, (_, i) => `w${i}`);
   const pick = () => words[Math.floor(words.length * rnd() ** 3)]!;
-  const docs = Array.from({ length: 400 }, () => Array.from({ length: 5 + Math.floor(rnd() * 200) }, pick));
+  const docs = Array.from({ length: 397 }, () => Array.from({ length: 5 + Math.floor(rnd() * 200) }, pick));
   const index = buildBm25Index(docs);
   const queries = Array.from({ length: 40 }, () => Array.from({ length: 1 + Math.floor(rnd() * 60) }, pick));
 
@@ -205,10 +206,10 @@ describe('dense-row scoring', () => {
     return acc;
   }
 
-  it('gives bit-identical scores with dense rows on, off and everywhere', () => {
-    const dense = new Bm25Searcher(index);
-    const sparse = new Bm25Searcher(index, { denseMinDf: Number.POSITIVE_INFINITY });
-    const allDense = new Bm25Searcher(index, { denseMinDf: 1 });
+  it.each([false, true])('gives bit-identical scores with dense rows on, off and everywhere (WebAssembly SIMD %s)', (simd) => {
+    const dense = new Bm25Searcher(index, { simd });
+    const sparse = new Bm25Searcher(index, { denseMinDf: Number.POSITIVE_INFINITY, simd });
+    const allDense = new Bm25Searcher(index, { denseMinDf: 1, simd });
     let denseTerms = 0;
     for (let t = 0; t < index.vocab.size; t++) if (index.postingStart[t + 1]! - index.postingStart[t]! >= 100) denseTerms++;
     expect(denseTerms).toBeGreaterThan(20);
@@ -250,5 +251,44 @@ describe('official query handling', () => {
     expect(run.get('c')).toEqual([]);
     expect(stats).toMatchObject({ numDocs: 4, numQueries: 3, noneQueries: 1, emptyQueries: 1, vocabSize: 5, totalTokens: 7 });
     expect(() => bm25Retrieve(['a'], [], [], { k: 1 })).toThrow(RangeError);
+  });
+});
+
+describe('WebAssembly SIMD dense rows', () => {
+  it('is available on this runtime (Node 20)', () => {
+    expect(simdAvailable()).toBe(true);
+  });
+
+  it('adds rows in order with float32 rounding after each addition, across flushes and memory growth', () => {
+    let seed = 99;
+    const rnd = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const n = 37;
+    const rows = new SimdRows(n, 3);
+    const expected = new Float32Array(n);
+    for (let d = 0; d < n; d++) rows.acc[d] = expected[d] = f32(rnd() * 1e-3);
+    const ats: number[] = [];
+    const values: Float32Array[] = [];
+    for (let r = 0; r < 40; r++) {
+      const { at, row } = rows.allocRow();
+      const v = Float32Array.from({ length: n }, () => (rnd() < 0.3 ? 0 : f32(rnd() * 10 ** Math.floor(rnd() * 8 - 4))));
+      row.set(v);
+      ats.push(at);
+      values.push(v);
+    }
+    // the accumulator survives memory growth (40 rows outgrow the initial 16)
+    for (let d = 0; d < n; d++) expect(rows.acc[d]).toBe(expected[d]);
+    for (let r = 0; r < 40; r++) {
+      rows.push(ats[r]!);
+      for (let d = 0; d < n; d++) expected[d] = f32(expected[d]! + values[r]![d]!);
+    }
+    rows.flush();
+    expect(rows.queued).toBe(0);
+    expect([...rows.acc]).toEqual([...expected]);
+    // the plain float64 sum rounded once differs somewhere: the order of roundings is what is tested
+    const once = Array.from({ length: n }, (_, d) => f32(values.reduce((s, v) => s + v[d]!, 0)));
+    expect(once).not.toEqual([...expected]);
   });
 });

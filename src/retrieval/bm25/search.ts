@@ -22,6 +22,7 @@
  * (score desc, doc id desc). Only which of several documents tied at the k-th score get in can
  * differ from a given bm25s run; every score, and every hit above the boundary score, is identical.
  */
+import { SimdRows, simdAvailable } from './simd.js';
 import type { Bm25Hit, Bm25Index } from './types.js';
 
 export interface SearchOptions {
@@ -32,11 +33,19 @@ export interface SearchOptions {
    * max(64, ceil(N / 4)); Infinity turns dense rows off. Results do not depend on it.
    */
   denseMinDf?: number;
+  /**
+   * Add dense rows with the WebAssembly SIMD kernel (simd.ts), any number of consecutive rows per
+   * pass. Default: where the runtime has WebAssembly SIMD. Results do not depend on it (tested).
+   */
+  simd?: boolean;
 }
 
 /** Reusable query scorer for one index (keeps its score buffer between queries). */
 export class Bm25Searcher {
-  private readonly acc: Float32Array;
+  private acc: Float32Array;
+  /** Accumulator and dense rows in WebAssembly memory (undefined: the JavaScript loops). */
+  private readonly simd: SimdRows | undefined;
+  private readonly denseAt = new Map<number, number>();
   private heapDoc: Int32Array = new Int32Array(64);
   private heapScore: Float64Array = new Float64Array(64);
   /** Terms with at least this many postings are scored from dense rows. */
@@ -54,7 +63,9 @@ export class Bm25Searcher {
       throw new RangeError(`tieRank has ${tieRank.length} entries for ${index.numDocs} documents`);
     }
     this.tieRank = tieRank;
-    this.acc = new Float32Array(index.numDocs);
+    const simd = opts.simd ?? simdAvailable();
+    this.simd = simd && index.numDocs > 0 ? new SimdRows(index.numDocs) : undefined;
+    this.acc = this.simd ? this.simd.acc : new Float32Array(index.numDocs);
     this.denseMinDf = opts.denseMinDf ?? Math.max(64, Math.ceil(index.numDocs / 4));
   }
 
@@ -87,6 +98,10 @@ export class Bm25Searcher {
 
   /** Adds every query term's scores into `acc`, per document in query-term order. */
   private accumulate(terms: readonly number[]): void {
+    if (this.simd !== undefined) {
+      this.accumulateSimd(this.simd, terms);
+      return;
+    }
     const { postingStart, postingDoc, postingScore } = this.index;
     const acc = this.acc;
     const group = this.group;
@@ -103,6 +118,31 @@ export class Bm25Searcher {
       }
     }
     if (group.length > 0) addRows(acc, group);
+  }
+
+  /** `accumulate` with the dense rows in WebAssembly memory: the same additions in the same order. */
+  private accumulateSimd(simd: SimdRows, terms: readonly number[]): void {
+    const { postingStart, postingDoc, postingScore } = this.index;
+    const minDf = this.denseMinDf;
+    // Rows first: allocating one may grow the memory, which moves the accumulator's view.
+    for (const t of terms) {
+      if (((postingStart[t + 1] as number) - (postingStart[t] as number)) >= minDf && !this.denseAt.has(t)) {
+        const { at, row } = simd.allocRow();
+        for (let j = postingStart[t] as number, end = postingStart[t + 1] as number; j < end; j++) row[postingDoc[j] as number] = postingScore[j] as number;
+        this.denseAt.set(t, at);
+      }
+    }
+    const acc = (this.acc = simd.acc);
+    for (const t of terms) {
+      const start = (postingStart[t] as number) | 0;
+      const end = (postingStart[t + 1] as number) | 0;
+      if (end - start >= minDf) simd.push(this.denseAt.get(t) as number);
+      else {
+        simd.flush();
+        addPostings(acc, postingDoc, postingScore, start, end);
+      }
+    }
+    simd.flush();
   }
 
   private denseRow(t: number, start: number, end: number): Float32Array {
