@@ -15,6 +15,8 @@ import { queryBm25Index } from '../src/retrieval/bm25/query.js';
 import { runBm25Stage } from '../src/retrieval/bm25/stage.js';
 import { serializeBm25Index } from '../src/retrieval/bm25/serialize.js';
 import { silentProgress } from '../src/util/progress.js';
+import { writeFileSync, statSync } from 'node:fs';
+import { JsonlDocStore, MemoryDocStore } from '../src/data/doc-store.js';
 
 interface Fixture {
   docs: Array<{ id: string; text: string }>;
@@ -69,5 +71,41 @@ describe('BM25 worker threads', () => {
     const hit = await runBm25Stage(ctxFor('b'), { ...input, threads: 2 });
     expect(hit.stats.cache).toBe('hit');
     expect([...hit.run]).toEqual([...a.run]);
+  });
+
+  it('workers reading a file-backed store by offset give the same index and run as texts in memory', async () => {
+    // The corpus as a skills file (CRLF line ends, the text as skill_md): the stage's texts are
+    // "id |  | text" trimmed, on both sides.
+    const path = join(dir, 'skills.jsonl');
+    writeFileSync(path, docs.map((d) => JSON.stringify({ id: d.id, name: d.id, skill_md: d.text })).join('\r\n') + '\r\n');
+    const bytes = readFileSync(path);
+    const offsets: number[] = [];
+    const lengths: number[] = [];
+    let at = 0;
+    for (;;) {
+      const end = bytes.indexOf('\r\n', at);
+      if (end < 0) break;
+      offsets.push(at);
+      lengths.push(end - at);
+      at = end + 2;
+    }
+    const st = statSync(path);
+    const store = new JsonlDocStore({ kind: 'jsonl', path, bytes: st.size, mtimeMs: st.mtimeMs, skillMdField: 'skill_md', fields: ['name', 'description', 'skill_md'], separator: ' | ', ids, offsets: Float64Array.from(offsets), lengths: Uint32Array.from(lengths) });
+    const inMemory = new MemoryDocStore(docs.map((d) => ({ id: d.id, text: [...store.texts()][ids.indexOf(d.id)]! })));
+    const memTexts = [...inMemory.texts()];
+    expect(memTexts[0]).toBe(`${ids[0]} |  | ${docs[0]!.text.trim()}`.trim());
+    const ctx = { cacheDir: join(dir, 'file'), useCache: false, offline: true, progress: silentProgress, log: () => {} };
+    const fromFile = await runBm25Stage(ctx, { docs: store, queries, k: 20, threads: 2 });
+    const fromMemory = await runBm25Stage(ctx, { docIds: ids, docTexts: memTexts, queries, k: 20, threads: 0 });
+    expect([...fromFile.run]).toEqual([...fromMemory.run]);
+    expect(fromFile.stats.totalTokens).toBe(fromMemory.stats.totalTokens);
+    const pool = new Bm25Pool(2);
+    try {
+      const a = await buildBm25IndexParallel(pool, store, {}, undefined, 700);
+      const b = buildBm25IndexFromTexts(memTexts);
+      expect(Buffer.compare(serializeBm25Index(a.index), serializeBm25Index(b.index))).toBe(0);
+    } finally {
+      await pool.close();
+    }
   });
 });

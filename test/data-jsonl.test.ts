@@ -16,7 +16,7 @@ function tempFile(content: string | Buffer, name = 'f.jsonl'): string {
 }
 
 async function readAll(path: string, chunkSize?: number) {
-  const recs: JsonlRecord[] = [];
+  const recs: Pick<JsonlRecord, 'line' | 'value'>[] = [];
   const sum = await readJsonlFile(path, (value, line) => recs.push({ line, value }), chunkSize);
   return { recs, sum };
 }
@@ -42,7 +42,7 @@ describe('readJsonl', () => {
     const p = tempFile('{"x":"é"}\n');
     const it = readJsonl(p);
     const first = await it.next();
-    expect(first).toEqual({ done: false, value: { line: 1, value: { x: 'é' } } });
+    expect(first).toEqual({ done: false, value: { line: 1, value: { x: 'é' }, offset: 0, length: 10 } });
     const end = await it.next();
     expect(end.done).toBe(true);
     expect(end.value).toEqual({ sha256: sha('{"x":"é"}\n'), bytes: 11, records: 1 });
@@ -198,5 +198,24 @@ describe('readJsonl with very long lines', () => {
     const end = await it.next();
     expect(end.done).toBe(true);
     expect(end.value).toEqual({ sha256: sha(line1 + line2), bytes: Buffer.byteLength(line1 + line2), records: 2 });
+  });
+});
+
+describe('record offsets', () => {
+  it('gives each record the byte offset and length of its line (BOM, CRLF, lone CR, non-ASCII, any chunk size)', async () => {
+    const lines = ['{"t":"é ü — 中文 🎉"}', '', '{"t":"b"}', '{"t":"\\u00e9 c"}', '  ', '{"t":"last"}'];
+    const text = '\ufeff' + lines[0] + '\r\n' + lines[1] + '\r' + lines[2] + '\n' + lines[3] + '\r\n' + lines[4] + '\n' + lines[5];
+    const bytes = Buffer.from(text, 'utf8');
+    const p = tempFile(bytes);
+    for (const chunk of [1, 2, 3, 5, 7, 64, 1 << 20]) {
+      const seen: { line: number; text: string }[] = [];
+      await readJsonlFile(p, (_v, line, offset, length) => seen.push({ line, text: bytes.subarray(offset, offset + length).toString('utf8') }), chunk);
+      expect(seen).toEqual([
+        { line: 1, text: lines[0] },
+        { line: 3, text: lines[2] },
+        { line: 4, text: lines[3] },
+        { line: 6, text: lines[5] },
+      ]);
+    }
   });
 });

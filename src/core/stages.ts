@@ -15,6 +15,42 @@ export interface Doc {
   text: string;
 }
 
+/**
+ * The corpus as the stages read it: ids in corpus order and each document's text (the same text a
+ * `Doc` holds), read on demand. The run's store (data/doc-store.ts) keeps only ids and the byte
+ * offsets of the skill records and re-reads texts from the skills file, so memory follows the
+ * index, not the text; `texts()` streams them in order.
+ */
+export interface DocStore {
+  readonly size: number;
+  /** Ids in corpus order. */
+  readonly ids: readonly string[];
+  /** Position of `id` in the corpus, or undefined. */
+  indexOf(id: string): number | undefined;
+  /** Text of document `i` (a fresh read for a file-backed store: callers keep what they need). */
+  text(i: number): string;
+  /** Texts of documents [from, to) in order. */
+  texts(from?: number, to?: number): Iterable<string>;
+  /** How another thread opens the same store (a file-backed one); undefined for an in-memory store. */
+  readonly source: DocSource | undefined;
+}
+
+/** A file-backed store, as data/doc-store.ts reopens it (plain data: it crosses to worker threads). */
+export interface DocSource {
+  kind: 'jsonl';
+  path: string;
+  /** File size and modification time when the offsets were taken (a changed file is refused). */
+  bytes: number;
+  mtimeMs: number;
+  skillMdField: string;
+  fields: readonly string[];
+  separator: string;
+  ids: readonly string[];
+  /** Per document: byte offset and length of its record's line. */
+  offsets: Float64Array;
+  lengths: Uint32Array;
+}
+
 /** What a first stage returns. */
 export interface FirstStageOutput {
   run: Run;
@@ -26,7 +62,7 @@ export interface FirstStageOutput {
 
 /** What a first stage is given besides its own config entry. */
 export interface FirstStageInput {
-  docs: readonly Doc[];
+  docs: DocStore;
   /** The evaluated queries, in dataset order. */
   queries: readonly Query[];
   /** Folder of the config file (model references like ./x resolve against it). */

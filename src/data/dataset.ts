@@ -19,10 +19,11 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError, where } from '../core/errors.js';
 import type { Qrels, Query, Skill } from '../core/types.js';
-import { fail, optionalString, quoteId, requireId, requireInteger, requireString, type RecordAt } from './fields.js';
+import { fail, quoteId, requireId, requireInteger, requireString, type RecordAt } from './fields.js';
 import { goldFromQueryRecord, type GoldEntry } from './gold.js';
 import { readJsonlFile } from './jsonl.js';
-import { pyStrip } from './text.js';
+import { skillFromRecord } from './skill-record.js';
+import { JsonlDocStore, fileDocSource, type SkillRecordRefs } from './doc-store.js';
 import { applySkillFilter, type SkillFilter } from './skill-filter.js';
 import { goldPolicy, type EvaluationPolicy, type GoldSourceChoice } from './evaluation-policy.js';
 
@@ -50,6 +51,12 @@ export interface DatasetOptions {
   skillFilter?: SkillFilter;
   /** true: a missing qrels file is an error. Default false: fall back to the queries' labels/skill_ids. */
   requireQrels?: boolean;
+  /**
+   * true: skills keep no description or SKILL.md text in memory; reading `skill.description` or
+   * `skill.skillMd` re-reads the record from the file by its offset (memory follows the number of
+   * skills, not their text). Default false.
+   */
+  textOnDemand?: boolean;
 }
 
 export type DatasetRole = 'skills' | 'queries' | 'qrels';
@@ -89,6 +96,8 @@ export interface Dataset {
   split: string;
   /** File order. */
   skills: Skill[];
+  /** Where each of `skills` is in the skills file (for a document store, data/doc-store.ts). */
+  skillRecords: SkillRecordRefs;
   /** The evaluated queries, file order (policy: with a judgement, or all). */
   queries: Query[];
   /** Judgements of those queries (query file order, then judgement order). */
@@ -154,35 +163,27 @@ interface LoadedSkills {
   ids: Set<string>;
   fallbacks: number;
   info: DatasetFileInfo;
+  refs: SkillRecordRefs;
 }
 
-async function loadSkills(path: string, skillMdField: string): Promise<LoadedSkills> {
+async function loadSkills(path: string, skillMdField: string, textOnDemand: boolean): Promise<LoadedSkills> {
   const skills: Skill[] = [];
   const firstLine = new Map<string, number>();
+  const offsets: number[] = [];
+  const lengths: number[] = [];
   let fallbacks = 0;
   let carriers = 0;
-  const sum = await readJsonlFile(path, (rec, line) => {
+  const sum = await readJsonlFile(path, (rec, line, offset, length) => {
     const at: RecordAt = { file: path, line };
-    const id = requireId(rec, 'id', at);
-    const first = firstLine.get(id);
-    if (first !== undefined) fail(at, 'id', `duplicate skill id ${quoteId(id)} (first on line ${first})`);
-    firstLine.set(id, line);
-    const name = optionalString(rec, 'name', at) ?? '';
-    const description = optionalString(rec, 'description', at) ?? '';
-    if (Object.hasOwn(rec, skillMdField)) carriers++;
-    let skillMd = optionalString(rec, skillMdField, at);
-    if (skillMd === undefined || pyStrip(skillMd) === '') {
-      skillMd = description;
-      fallbacks++;
-    }
-    const skill: Skill = { id, name, description, skillMd };
-    const major = optionalString(rec, 'major', at);
-    const sub = optionalString(rec, 'sub', at);
-    if (major !== undefined) skill.major = major;
-    if (sub !== undefined) skill.sub = sub;
-    // Display-only fields: taken when they are strings, never a reason to refuse the data.
-    if (typeof rec.source_url === 'string' && rec.source_url !== '') skill.sourceUrl = rec.source_url;
+    const { skill, fallback, carrier } = skillFromRecord(rec, at, skillMdField);
+    const first = firstLine.get(skill.id);
+    if (first !== undefined) fail(at, 'id', `duplicate skill id ${quoteId(skill.id)} (first on line ${first})`);
+    firstLine.set(skill.id, line);
+    if (carrier) carriers++;
+    if (fallback) fallbacks++;
     skills.push(skill);
+    offsets.push(offset);
+    lengths.push(length);
   });
   if (sum.records === 0) throw new UserError(`${where(path)}no skill records (the file is empty)`);
   if (carriers === 0) {
@@ -191,7 +192,19 @@ async function loadSkills(path: string, skillMdField: string): Promise<LoadedSki
         `name the right one (e.g. skillMdField 'body'), or 'description' to index descriptions only`,
     );
   }
-  return { skills, ids: new Set(firstLine.keys()), fallbacks, info: { role: 'skills', path, ...sum } };
+  const st = statSync(path);
+  const refs: SkillRecordRefs = { path, bytes: st.size, mtimeMs: st.mtimeMs, skillMdField, ids: skills.map((x) => x.id), offsets, lengths };
+  if (st.size !== sum.bytes) throw new UserError(`${where(path)}the file changed while it was read; load it again`);
+  if (textOnDemand) {
+    const store = new JsonlDocStore(fileDocSource(refs));
+    skills.forEach((skill, i) => {
+      Object.defineProperties(skill, {
+        description: { get: () => store.skill(i).description, enumerable: true, configurable: true },
+        skillMd: { get: () => store.skill(i).skillMd, enumerable: true, configurable: true },
+      });
+    });
+  }
+  return { skills, ids: new Set(firstLine.keys()), fallbacks, info: { role: 'skills', path, ...sum }, refs };
 }
 
 /** A judgement with the line it came from. */
@@ -338,6 +351,13 @@ function goldDisagreement(order: readonly string[], a: Map<string, Judgement[]>,
   return order.filter((q) => key(a.get(q)) !== key(b.get(q)));
 }
 
+/** The records of `kept` (a subset of the loaded skills, in file order). */
+function subsetRefs(all: SkillRecordRefs, kept: readonly Skill[]): SkillRecordRefs {
+  const at = new Map(all.ids.map((id, i) => [id, i]));
+  const rows = kept.map((s) => at.get(s.id)!);
+  return { ...all, ids: kept.map((s) => s.id), offsets: rows.map((r) => all.offsets[r]!), lengths: rows.map((r) => all.lengths[r]!) };
+}
+
 /** Loads skills, queries and gold of one split (see the module comment for the rules). */
 export async function loadDataset(o: DatasetOptions): Promise<Dataset> {
   const dir = o.path;
@@ -354,7 +374,7 @@ export async function loadDataset(o: DatasetOptions): Promise<Dataset> {
   const useQrels = policy.gold === 'qrels' ? hasQrels : false;
   if (policy.gold === 'qrels' && o.gold === 'qrels' && !hasQrels) requireFile(dir, 'qrels', split);
 
-  const skAll = await loadSkills(skillsPath, o.skillMdField ?? 'skill_md');
+  const skAll = await loadSkills(skillsPath, o.skillMdField ?? 'skill_md', o.textOnDemand === true);
   const filtered = o.skillFilter ? applySkillFilter(skAll.skills, o.skillFilter) : { skills: skAll.skills, removed: 0 };
   const corpus = o.skillFilter ? new Set(filtered.skills.map((x) => x.id)) : skAll.ids;
   const qs = await loadQueries(queriesPath, true);
@@ -376,6 +396,7 @@ export async function loadDataset(o: DatasetOptions): Promise<Dataset> {
     dir,
     split,
     skills: filtered.skills,
+    skillRecords: o.skillFilter ? subsetRefs(skAll.refs, filtered.skills) : skAll.refs,
     queries: qs.queries.filter((q) => r.kept.has(q.id)),
     qrels: r.qrels,
     goldSource: useQrels ? 'qrels' : 'queries',

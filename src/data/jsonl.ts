@@ -30,6 +30,9 @@ export interface JsonlRecord {
   /** 1-based line number in the file. */
   line: number;
   value: Record<string, unknown>;
+  /** Byte offset of the line in the file (after a leading BOM on line 1) and its length in bytes, terminator excluded. */
+  offset: number;
+  length: number;
 }
 
 /** What streaming a whole file found out about it. */
@@ -87,6 +90,10 @@ function replacePythonNonFinite(text: string): string | undefined {
 }
 
 /** Parses one decoded line, or throws a UserError naming file:line. */
+export function parseJsonlLine(file: string, line: number, text: string): Record<string, unknown> {
+  return parseLine(file, line, text);
+}
+
 function parseLine(file: string, line: number, text: string): Record<string, unknown> {
   let value: unknown;
   try {
@@ -133,11 +140,17 @@ export async function* readJsonl(path: string, chunkSize = 1 << 20): AsyncGenera
   let pieces: Buffer[] = [];
   /** The previous chunk ended with CR: a LF at the start of the next chunk belongs to it. */
   let pendingCR = false;
+  /** Byte offset where the current line starts. */
+  let lineStart = 0;
 
   const finishLine = (buf: Buffer): JsonlRecord | undefined => {
     lineNo++;
+    let offset = lineStart;
     // Line 1 starts at byte 0, so this strips exactly a BOM at the start of the file.
-    if (lineNo === 1 && buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+    if (lineNo === 1 && buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
+      buf = buf.subarray(3);
+      offset += 3;
+    }
     let text: string;
     try {
       text = decoder.decode(buf);
@@ -146,7 +159,7 @@ export async function* readJsonl(path: string, chunkSize = 1 << 20): AsyncGenera
     }
     if (pyStrip(text) === '') return undefined;
     records++;
-    return { line: lineNo, value: parseLine(path, lineNo, text) };
+    return { line: lineNo, value: parseLine(path, lineNo, text), offset, length: buf.length };
   };
 
   const stream = createReadStream(path, { highWaterMark: chunkSize });
@@ -154,10 +167,14 @@ export async function* readJsonl(path: string, chunkSize = 1 << 20): AsyncGenera
     for await (const raw of stream) {
       const chunk = raw as Buffer;
       hash.update(chunk);
+      const base = bytes;
       bytes += chunk.length;
       let pos = 0;
       if (pendingCR && chunk.length > 0) {
-        if (chunk[0] === LF) pos = 1;
+        if (chunk[0] === LF) {
+          pos = 1;
+          lineStart = base + 1;
+        }
         pendingCR = false;
       }
       // Next LF / CR positions are cached so each chunk is scanned once (not once per line).
@@ -187,6 +204,7 @@ export async function* readJsonl(path: string, chunkSize = 1 << 20): AsyncGenera
         }
         pos = next;
         const rec = finishLine(lineBuf);
+        lineStart = base + next;
         if (rec) yield rec;
       }
     }
@@ -214,13 +232,13 @@ export async function* readJsonl(path: string, chunkSize = 1 << 20): AsyncGenera
  */
 export async function readJsonlFile(
   path: string,
-  onRecord: (value: Record<string, unknown>, line: number) => void,
+  onRecord: (value: Record<string, unknown>, line: number, offset: number, length: number) => void,
   chunkSize?: number,
 ): Promise<JsonlSummary> {
   const it = readJsonl(path, chunkSize);
   for (;;) {
     const r = await it.next();
     if (r.done) return r.value;
-    onRecord(r.value.value, r.value.line);
+    onRecord(r.value.value, r.value.line, r.value.offset, r.value.length);
   }
 }

@@ -40,7 +40,8 @@ export class TokenCountCache {
 
   /** cl100k_base tokens of `text` (`countTokens`), from the cache when it holds the text. */
   count(text: string): number {
-    const seen = this.byText.get(text);
+    const keep = text.length <= 256; // long texts are not kept alive (callers memoise by id)
+    const seen = keep ? this.byText.get(text) : undefined;
     if (seen !== undefined) return seen;
     let n: number;
     if (this.file === undefined) n = countTokens(text);
@@ -54,7 +55,7 @@ export class TokenCountCache {
         this.dirty = true;
       }
     }
-    this.byText.set(text, n);
+    if (keep) this.byText.set(text, n);
     return n;
   }
 

@@ -1,7 +1,7 @@
 /**
  * Token counts of injected skill texts: OpenAI's cl100k_base BPE through js-tiktoken (the
  * tokenizer the SkillRet paper used for its length statistics). The rank file ships inside the
- * package, so counting works offline. Counts are memoised by text.
+ * package, so counting works offline. Counts of short texts are memoised by text.
  *
  * Speed: the count of a text is the sum over its pieces (the matches of cl100k's split pattern over
  * the whole text, exactly as js-tiktoken's `encode` splits it when no special token is allowed) of
@@ -23,6 +23,8 @@ interface RankMap {
 let encoder: Tiktoken | undefined;
 let ranks: RankMap | undefined;
 let split: RegExp | undefined;
+/** Whole texts up to this length are memoised (longer ones are not kept alive: memory follows the index, not the text). */
+const MEMO_MAX_CHARS = 256;
 const memo = new Map<string, number>();
 const pieceMemo = new Map<string, number>();
 const utf8 = new TextEncoder();
@@ -63,7 +65,8 @@ function pieceTokens(piece: string): number {
 
 /** cl100k_base tokens of `text` (special-token strings count as plain text). */
 export function countTokens(text: string): number {
-  const hit = memo.get(text);
+  const short = text.length <= MEMO_MAX_CHARS;
+  const hit = short ? memo.get(text) : undefined;
   if (hit !== undefined) return hit;
   ranks ??= (cl100kEncoder() as unknown as { rankMap: RankMap }).rankMap;
   split ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'gu');
@@ -77,6 +80,6 @@ export function countTokens(text: string): number {
     }
     n += c;
   }
-  memo.set(text, n);
+  if (short) memo.set(text, n);
   return n;
 }

@@ -11,10 +11,10 @@ import type { StageContext } from '../core/context.js';
 import { loadDataset, type Dataset } from '../data/dataset.js';
 import { readSkillIdsFile, type SkillFilter } from '../data/skill-filter.js';
 import { ensureHubDataset, SKILLRET_RELEASES } from '../data/hub.js';
-import { buildDocumentText } from '../data/text.js';
+import { JsonlDocStore, StoreTextMap, fileDocSource } from '../data/doc-store.js';
 import { evaluate, type Evaluation } from '../metrics/evaluate.js';
 import { defaultMeasures, measureKey, type Measure } from '../metrics/measures.js';
-import type { Doc, FirstStageOutput } from '../core/stages.js';
+import type { DocStore, FirstStageOutput } from '../core/stages.js';
 import { runFirstStage } from './first-stage.js';
 import { rerankerKind, retrieverKind } from './registry.js';
 import { oracleFirstStage } from '../rerank/oracle.js';
@@ -111,6 +111,7 @@ export function loadConfiguredDataset(config: Config, datasetDir: string): Promi
     split: config.dataset.split,
     skillMdField: config.dataset.skill_md_field,
     evaluation: config.evaluation,
+    textOnDemand: true,
     ...(config.dataset.unknown_gold !== undefined ? { unknownGold: config.dataset.unknown_gold } : {}),
     ...(config.dataset.gold !== undefined ? { gold: config.dataset.gold } : {}),
     ...(config.dataset.skill_filter !== undefined ? { skillFilter: skillFilterFromConfig(config.dataset.skill_filter) } : {}),
@@ -153,17 +154,25 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   );
 
   t = stopwatch();
-  const docs: Doc[] = dataset.skills.map((s) => ({ id: s.id, text: buildDocumentText(s, config.dataset.text.fields, config.dataset.text.separator) }));
-  const docText = new Map(docs.map((d) => [d.id, d.text]));
+  // The corpus as ids and record offsets; texts are re-read from the skills file when a stage needs them.
+  const docs: DocStore = new JsonlDocStore(fileDocSource(dataset.skillRecords, config.dataset.text.fields, config.dataset.text.separator));
+  const docText = new StoreTextMap(docs);
   const queries: Query[] = dataset.queries;
   const queryText = new Map(queries.map((q) => [q.id, q.text]));
   timings.build_documents = t();
 
   // Injection operating points: cl100k_base tokens of each injected skill's SKILL.md text.
-  const skillMd = new Map(dataset.skills.map((s) => [s.id, s.skillMd]));
+  const skillAt = new Map(dataset.skills.map((s, i) => [s.id, i]));
+  const skillMd = { get: (id: string) => (skillAt.has(id) ? dataset.skills[skillAt.get(id)!]!.skillMd : undefined) };
   const tokenCounts = TokenCountCache.open(ctx.cacheDir, ctx.useCache);
+  const countOf = new Map<string, number>(); // by skill id: each SKILL.md is read and counted once
+  const count = (id: string): number => {
+    let n = countOf.get(id);
+    if (n === undefined) countOf.set(id, (n = tokenCounts.count(skillMd.get(id) ?? '')));
+    return n;
+  };
   const injection = (run: Run) => {
-    const points = operatingPoints(run, dataset.qrels, (id) => tokenCounts.count(skillMd.get(id) ?? ''), config.operating_points.completeness);
+    const points = operatingPoints(run, dataset.qrels, count, config.operating_points.completeness);
     tokenCounts.save();
     return points;
   };

@@ -55,7 +55,7 @@ export async function rerankWithStrategy(
   s: QueryStrategy,
   firstStage: Run,
   queryText: Map<string, string>,
-  docText: Map<string, string>,
+  docText: ReadonlyMap<string, string>,
   depth: number,
 ): Promise<{ run: Run; info: RerankInfo & { query_strategy?: Record<string, unknown> } }> {
   if (s.strategy === 'whole') return rerankRun(ctx, reranker, firstStage, queryText, docText, depth);

@@ -186,7 +186,7 @@ export async function rerankRun(
   reranker: Reranker,
   firstStage: Run,
   queries: Map<string, string>,
-  docs: Map<string, string>,
+  docs: ReadonlyMap<string, string>,
   depth: number,
 ): Promise<{ run: Run; info: RerankInfo }> {
   const started = performance.now();

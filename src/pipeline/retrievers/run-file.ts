@@ -18,7 +18,7 @@ export const runFileRetriever = defineFirstStage({
   describe: (r) => `saved run ${r.path} (top_k=${r.top_k})`,
   async run(_ctx, r, { docs, queries }) {
     const saved = await readRunFile(r.path);
-    const known = new Set(docs.map((d) => d.id));
+    const known = new Set(docs.ids);
     const wanted = new Set(queries.map((q) => q.id));
     let missingQueries = 0;
     let unknownDocs = 0;

@@ -24,21 +24,27 @@ export interface TokenizedChunk {
   pairTf: Int32Array;
 }
 
-/** Tokenizes `texts` (bm25s 0.3.3 tokenizer, `stopwords` removed; null = none) into a chunk result. */
-export function tokenizeChunk(texts: readonly string[], stopwords: readonly string[] | null): TokenizedChunk {
+/**
+ * Tokenizes `texts` (bm25s 0.3.3 tokenizer, `stopwords` removed; null = none) into a chunk result.
+ * `count`: how many texts an iterable yields (an array gives its length).
+ */
+export function tokenizeChunk(texts: readonly string[] | Iterable<string>, stopwords: readonly string[] | null, count?: number): TokenizedChunk {
+  const numTexts = count ?? (texts as readonly string[]).length;
   const table = new TokenTable();
   if (stopwords !== null) for (const w of stopwords) table.add(w);
   const numStop = table.size;
   const runs = new WordRuns();
-  const docPairEnd = new Uint32Array(texts.length);
-  const docLen = new Int32Array(texts.length);
+  const docPairEnd = new Uint32Array(numTexts);
+  const docLen = new Int32Array(numTexts);
   let pairTerm = new Int32Array(1 << 16);
   let pairTf = new Int32Array(1 << 16);
   let counts = new Int32Array(1 << 14);
   let distinct = new Int32Array(1 << 12);
   let p = 0;
-  for (let d = 0; d < texts.length; d++) {
-    const s = pythonLower(texts[d]!);
+  let d = 0;
+  for (const text of texts) {
+    if (d >= numTexts) throw new RangeError(`more than ${numTexts} texts`);
+    const s = pythonLower(text);
     const count = findWordRuns(s, runs);
     const runData = runs.data;
     let nd = 0;
@@ -68,7 +74,9 @@ export function tokenizeChunk(texts: readonly string[], stopwords: readonly stri
     }
     docPairEnd[d] = p;
     docLen[d] = n;
+    d++;
   }
+  if (d !== numTexts) throw new RangeError(`${d} texts, expected ${numTexts}`);
   return {
     tokens: table.tokens().slice(numStop),
     docPairEnd,

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Progress } from '../../core/context.js';
 import type { Query, Run, ScoredDoc } from '../../core/types.js';
+import type { DocSource, DocStore } from '../../core/stages.js';
 import { packageRoot } from '../../util/paths.js';
 import { Bm25IndexBuilder } from './build.js';
 import { mergeChunk, type TokenizedChunk } from './chunk.js';
@@ -116,26 +117,40 @@ async function inFlight<T>(count: number, limit: number, start: (i: number) => P
   await Promise.all(Array.from({ length: Math.min(limit, count) }, lane));
 }
 
-/** `buildBm25IndexFromTexts` (English stop words) on the pool; postings on SharedArrayBuffers. */
+/** The part [from, to) of a file-backed store's source (what one tokenizing task reads). */
+function sliceSource(s: DocSource, from: number, to: number): DocSource {
+  return { ...s, ids: s.ids.slice(from, to), offsets: s.offsets.slice(from, to), lengths: s.lengths.slice(from, to) };
+}
+
+/**
+ * `buildBm25IndexFromTexts` (English stop words) on the pool; postings on SharedArrayBuffers.
+ * A file-backed store's texts never come to this thread: each worker reads its chunk of records
+ * from the file by their offsets.
+ */
 export async function buildBm25IndexParallel(
   pool: Bm25Pool,
-  texts: readonly string[],
+  docs: readonly string[] | DocStore,
   params: Partial<Bm25Params> = {},
   progress?: Progress,
   chunkChars = CHUNK_CHARS,
 ): Promise<CorpusIndexResult> {
   const t0 = performance.now();
-  // Chunks of consecutive documents of about CHUNK_CHARS characters.
+  const texts = Array.isArray(docs) ? (docs as readonly string[]) : undefined;
+  const store = Array.isArray(docs) ? undefined : (docs as DocStore);
+  const source = store?.source;
+  const numDocs = texts ? texts.length : store!.size;
+  // Chunks of consecutive documents of about CHUNK_CHARS characters (record bytes for a file).
+  const size = (d: number): number => (texts ? texts[d]!.length : source ? source.lengths[d]! : store!.text(d).length);
   const bounds: number[] = [0];
   let chars = 0;
-  for (let d = 0; d < texts.length; d++) {
-    chars += texts[d]!.length;
-    if (chars >= chunkChars && d + 1 < texts.length) {
+  for (let d = 0; d < numDocs; d++) {
+    chars += size(d);
+    if (chars >= chunkChars && d + 1 < numDocs) {
       bounds.push(d + 1);
       chars = 0;
     }
   }
-  bounds.push(texts.length);
+  bounds.push(numDocs);
   const numChunks = bounds.length - 1;
   const builder = new Bm25IndexBuilder(params);
   const vocab = new Map<string, number>();
@@ -148,7 +163,13 @@ export async function buildBm25IndexParallel(
     numChunks,
     2 * pool.size,
     async (i) => {
-      const reply = await pool.send({ type: 'tokenize', id: 0, texts: texts.slice(bounds[i]!, bounds[i + 1]!), stopwords });
+      const from = bounds[i]!;
+      const to = bounds[i + 1]!;
+      const reply = await pool.send(
+        source
+          ? { type: 'tokenize', id: 0, source: sliceSource(source, from, to), stopwords }
+          : { type: 'tokenize', id: 0, texts: texts ? texts.slice(from, to) : [...store!.texts(from, to)], stopwords },
+      );
       if (reply.type !== 'tokenize') throw new Error('BM25 worker: unexpected reply');
       return reply.chunk;
     },

@@ -11,6 +11,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Query, Run } from '../../core/types.js';
+import type { DocStore } from '../../core/stages.js';
+import { MemoryDocStore } from '../../data/doc-store.js';
 import type { StageContext } from '../../core/context.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { stableStringify } from '../../util/hash.js';
@@ -25,9 +27,14 @@ import type { Bm25Index, Bm25Params } from './types.js';
 import { faultPoint } from '../../util/fault.js';
 
 export interface Bm25StageInput {
-  docIds: readonly string[];
+  /**
+   * The corpus: a document store (texts streamed from it; a file-backed store is read by the worker
+   * threads themselves), or ids and texts in memory.
+   */
+  docs?: DocStore;
+  docIds?: readonly string[];
   /** Document text per docs/protocol.md §2 (name | description | skill_md, trimmed). */
-  docTexts: readonly string[];
+  docTexts?: readonly string[];
   queries: readonly Query[];
   k: number;
   k1?: number;
@@ -44,8 +51,10 @@ export interface Bm25StageStats extends Bm25Stats {
   cacheMs: number;
 }
 
-/** Hex SHA-256 cache key of an index over `docTexts` with `params`. */
-export function bm25CacheKey(docTexts: readonly string[], params: Readonly<Bm25Params>): string {
+/** Hex SHA-256 cache key of an index over `docTexts` (a store's texts, streamed) with `params`. */
+export function bm25CacheKey(docTexts: readonly string[] | DocStore, params: Readonly<Bm25Params>): string {
+  const numDocs = Array.isArray(docTexts) ? docTexts.length : (docTexts as DocStore).size;
+  const texts: Iterable<string> = Array.isArray(docTexts) ? docTexts : (docTexts as DocStore).texts();
   const h = createHash('sha256');
   h.update(
     stableStringify({
@@ -56,10 +65,10 @@ export function bm25CacheKey(docTexts: readonly string[], params: Readonly<Bm25P
       tokenizer: 'bm25s-0.3.3 lower (?u)\\b\\w\\w+\\b',
       stopwords: BM25S_STOPWORDS_EN,
       unicode: process.versions.unicode ?? 'unknown',
-      numDocs: docTexts.length,
+      numDocs,
     }) + '\n',
   );
-  for (const text of docTexts) {
+  for (const text of texts) {
     h.update(`${Buffer.byteLength(text, 'utf8')}:`);
     h.update(text, 'utf8');
   }
@@ -67,10 +76,9 @@ export function bm25CacheKey(docTexts: readonly string[], params: Readonly<Bm25P
 }
 
 export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Promise<{ run: Run; stats: Bm25StageStats }> {
-  const { docIds, docTexts, queries } = input;
-  if (docIds.length !== docTexts.length) {
-    throw new RangeError(`${docIds.length} document ids but ${docTexts.length} document texts`);
-  }
+  const { queries } = input;
+  const store = storeOf(input);
+  const docIds = store.ids;
   const params = resolveParams({ k1: input.k1, b: input.b });
   let index: Bm25Index | undefined;
   let cache: Bm25StageStats['cache'] = 'off';
@@ -83,7 +91,7 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
   let runFile: string | undefined;
   if (ctx.useCache) {
     const t0 = performance.now();
-    const key = bm25CacheKey(docTexts, params);
+    const key = bm25CacheKey(store, params);
     cacheFile = join(ctx.cacheDir, 'bm25', `${key}.bin`);
     runFile = join(ctx.cacheDir, 'bm25', `${key}.runs`, `${bm25RunKey(queries, input.k)}.json`);
     if (existsSync(runFile)) {
@@ -99,7 +107,7 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
     if (existsSync(cacheFile)) {
       try {
         index = deserializeBm25Index(readFileSync(cacheFile));
-        if (index.numDocs !== docTexts.length) throw new Error(`holds ${index.numDocs} documents, expected ${docTexts.length}`);
+        if (index.numDocs !== store.size) throw new Error(`holds ${index.numDocs} documents, expected ${store.size}`);
         cache = 'hit';
         totalTokens = index.docLen.reduce((s, x) => s + x, 0);
       } catch (e) {
@@ -110,15 +118,15 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
     cacheMs += performance.now() - t0;
   }
 
-  const threads = input.threads ?? defaultBm25Threads(docTexts.length);
+  const threads = input.threads ?? defaultBm25Threads(store.size);
   const pool = threads > 0 ? new Bm25Pool(threads) : undefined;
   try {
     if (index === undefined) {
-      const bar = ctx.progress('BM25 index', docTexts.length, 'docs');
+      const bar = ctx.progress('BM25 index', store.size, 'docs');
       try {
         const built = pool
-          ? await buildBm25IndexParallel(pool, docTexts, params, bar)
-          : buildBm25IndexFromTexts(docTexts, params, { progress: bar });
+          ? await buildBm25IndexParallel(pool, store, params, bar)
+          : buildBm25IndexFromTexts(store.texts(), params, { progress: bar });
         index = built.index;
         tokenizeMs = built.tokenizeMs;
         indexMs = built.indexMs;
@@ -161,6 +169,14 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
   }
 }
 
+function storeOf(input: Bm25StageInput): DocStore {
+  if (input.docs !== undefined) return input.docs;
+  const ids = input.docIds ?? [];
+  const texts = input.docTexts ?? [];
+  if (ids.length !== texts.length) throw new RangeError(`${ids.length} document ids but ${texts.length} document texts`);
+  return new MemoryDocStore(ids.map((id, i) => ({ id, text: texts[i]! })));
+}
+
 async function queryOnPool(
   ctx: StageContext,
   pool: Bm25Pool,
@@ -191,12 +207,11 @@ export interface Bm25Doc {
 export async function bm25Stage(
   ctx: StageContext,
   params: { k1?: number; b?: number; topK: number },
-  docs: readonly Bm25Doc[],
+  docs: readonly Bm25Doc[] | DocStore,
   queries: readonly Query[],
 ): Promise<{ run: Run; info: Record<string, unknown> }> {
   const { run, stats } = await runBm25Stage(ctx, {
-    docIds: docs.map((d) => d.id),
-    docTexts: docs.map((d) => d.text),
+    docs: Array.isArray(docs) ? new MemoryDocStore(docs as readonly Bm25Doc[]) : (docs as DocStore),
     queries,
     k: params.topK,
     ...(params.k1 !== undefined ? { k1: params.k1 } : {}),

@@ -4,6 +4,8 @@
  * the in-process code does (same functions), so results do not depend on the number of threads.
  */
 import { parentPort } from 'node:worker_threads';
+import type { DocSource } from '../../core/stages.js';
+import { openDocStore } from '../../data/doc-store.js';
 import { tokenizeChunk } from './chunk.js';
 import { officialQueryTokens } from './query.js';
 import { Bm25Searcher } from './search.js';
@@ -11,6 +13,7 @@ import type { Bm25Index, Bm25Params } from './types.js';
 
 export type WorkerRequest =
   | { type: 'tokenize'; id: number; texts: string[]; stopwords: string[] | null }
+  | { type: 'tokenize'; id: number; source: DocSource; stopwords: string[] | null }
   | {
       type: 'index';
       id: number;
@@ -38,7 +41,7 @@ let searcher: Bm25Searcher | undefined;
 function handle(msg: WorkerRequest): { reply: WorkerReply; transfer: ArrayBuffer[] } {
   switch (msg.type) {
     case 'tokenize': {
-      const chunk = tokenizeChunk(msg.texts, msg.stopwords);
+      const chunk = 'source' in msg ? tokenizeChunk(openDocStore(msg.source).texts(), msg.stopwords, msg.source.ids.length) : tokenizeChunk(msg.texts, msg.stopwords);
       const transfer = [chunk.docPairEnd.buffer, chunk.docLen.buffer, chunk.pairTerm.buffer, chunk.pairTf.buffer] as ArrayBuffer[];
       return { reply: { id: msg.id, type: 'tokenize', chunk }, transfer };
     }
