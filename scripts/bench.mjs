@@ -349,7 +349,7 @@ function benchCurve() {
   sections.push(
     `## Cost curve\n\nA whole cold run (empty caches) with BM25, GloVe behind the exact index and GloVe behind HNSW (M 16, efConstruction 100, efSearch 100) at 6,006, 30,000 and 100,000 skills of ~2 KB (shorter than v1.1's 14.6 KB so that 100k fits the bench budget) and 1,000 queries.\n\n` +
       `| skills | skills file MiB | wall s | peak RSS MiB | stage seconds |\n|---|---|---|---|---|\n${table}\n\n` +
-      (memGrowth !== null ? `Peak memory grows by ${memGrowth.toFixed(2)} MiB per MiB of skill text between 6k and 100k: the dataset loader keeps every skill text in memory for the whole run (the stages read them from there), so memory still follows the text. Streaming the texts from disk (ids and offsets only) is not done.\n` : ''),
+      (memGrowth !== null ? `Peak memory grows by ${memGrowth.toFixed(2)} MiB per MiB of skill text between 6k and 100k: the run keeps skill ids and record offsets (src/data/doc-store.ts) and BM25 reads the texts from the file, but the dense stages still hold every document text while they encode (length-bucket batching sorts the whole corpus), so some memory still follows the text.\n` : ''),
   );
   json.curve = rows;
 }
