@@ -1,13 +1,16 @@
 /**
  * HNSW against exact search (the GEMM path) at one corpus size: synthetic clustered unit vectors
  * (the generator of scripts/bench-dense.mjs: 300 Zipf-sized centres around a shared direction),
- * build time, per-query latency p50/p95 of the graph search (single query, exact re-scoring
- * included), overlap@10 with exact top-10, memory per vector (resident-memory growth of the build,
- * over the vectors), and exact search time per query at the same size. Prints one JSON line.
+ * build time, then for each efSearch of `--ef` (one graph, searched once per value): per-query
+ * latency p50/p95 of the graph search (single query, exact re-scoring included) and overlap@10
+ * with exact top-10 (latency also as CPU time per query, which waiting for a core does not inflate); memory per vector (resident-memory growth of the build over the vectors,
+ * and hnswlib's own layout computed from M and the dimension), and exact search time per query
+ * at the same size. Prints one JSON line; `sweep` holds one entry per efSearch, and the top-level
+ * p50ms/p95ms/overlap10/efSearch are those of the last value.
  * Imports the compiled code: run `npm run build` first.
  *
  *   node scripts/bench-hnsw.mjs --docs 100000 [--dim 384] [--queries 1000] [--M 32]
- *     [--ef-construction 200] [--ef 200] [--k 10] [--seed 1]
+ *     [--ef-construction 200] [--ef 64,128,200] [--k 10] [--seed 1]
  */
 import { exactTopKFast } from '../dist/retrieval/dense/index-exact-fast.js';
 import { buildHnsw } from '../dist/retrieval/dense/index-hnsw.js';
@@ -17,12 +20,18 @@ const arg = (n, d) => {
   const i = process.argv.indexOf(n);
   return i >= 0 ? Number(process.argv[i + 1]) : d;
 };
+const list = (n, d) => {
+  const i = process.argv.indexOf(n);
+  const v = i >= 0 ? process.argv[i + 1].split(',').map(Number) : d;
+  if (v.some((x) => !Number.isInteger(x) || x < 1)) throw new Error(`${n}: positive integers, comma-separated`);
+  return v;
+};
 const N = arg('--docs', 6006);
 const dim = arg('--dim', 384);
 const Q = arg('--queries', 1000);
 const M = arg('--M', 32);
 const efC = arg('--ef-construction', 200);
-const ef = arg('--ef', 200);
+const efs = list('--ef', [200]);
 const k = arg('--k', 10);
 const seed = arg('--seed', 1);
 
@@ -68,26 +77,44 @@ const buildSeconds = (performance.now() - t) / 1000;
 const rssGrowth = process.memoryUsage().rss - rss0;
 
 const rank = tieRanks(ids);
-index.setEf(Math.max(ef, k));
-const lat = [];
-const approx = [];
-for (let q = 0; q < Q; q++) {
-  const t0 = process.hrtime.bigint();
-  const res = index.searchKnn(Array.from(queries.data.subarray(q * dim, (q + 1) * dim)), k);
-  const scores = res.neighbors.map((row) => dotRows(queries, q, docs, row));
-  approx.push(rankCandidates(res.neighbors, scores, rank, k));
-  lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+const sweep = [];
+for (const ef of efs) {
+  index.setEf(Math.max(ef, k));
+  const lat = [];
+  const cpu = [];
+  const approx = [];
+  for (let q = 0; q < Q; q++) {
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    const res = index.searchKnn(Array.from(queries.data.subarray(q * dim, (q + 1) * dim)), k);
+    const scores = res.neighbors.map((row) => dotRows(queries, q, docs, row));
+    approx.push(rankCandidates(res.neighbors, scores, rank, k));
+    lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const c1 = process.cpuUsage(c0);
+    cpu.push((c1.user + c1.system) / 1000);
+  }
+  const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+  // Wall-clock latency includes time the process waited for a core (a shared machine); CPU time
+  // per query (getrusage, microseconds) does not.
+  sweep.push({ efSearch: ef, p50ms: pct(lat, 0.5), p95ms: pct(lat, 0.95), cpuP50ms: pct(cpu, 0.5), cpuP95ms: pct(cpu, 0.95), approx });
 }
 t = performance.now();
 const exact = await exactTopKFast(docs, ids, queries, k);
 const exactSeconds = (performance.now() - t) / 1000;
-let hit = 0;
-for (let q = 0; q < Q; q++) {
-  const want = new Set(Array.from(exact[q].indices));
-  for (const i of approx[q].indices) if (want.has(i)) hit++;
+for (const s of sweep) {
+  let hit = 0;
+  for (let q = 0; q < Q; q++) {
+    const want = new Set(Array.from(exact[q].indices));
+    for (const i of s.approx[q].indices) if (want.has(i)) hit++;
+  }
+  s.overlap10 = hit / (Q * k);
+  delete s.approx;
 }
-lat.sort((a, b) => a - b);
-const pct = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
+// hnswlib's layout (hnswalg.h): per element, level-0 links (2M ids + a count), the vector and its
+// label; a pointer to its upper-level links, whose expected size is (M ids + a count) x 1/(M - 1)
+// levels; a mutex (40 bytes on Linux/glibc) and a label-map entry (about 40 bytes).
+const layoutBytes = (2 * M + 1) * 4 + dim * 4 + 8 + 8 + ((M + 1) * 4) / (M - 1) + 40 + 40;
+const last = sweep[sweep.length - 1];
 console.log(
   JSON.stringify({
     docs: N,
@@ -95,13 +122,16 @@ console.log(
     queries: Q,
     M,
     efConstruction: efC,
-    efSearch: ef,
+    efSearch: last.efSearch,
     buildSeconds,
-    p50ms: pct(0.5),
-    p95ms: pct(0.95),
-    overlap10: hit / (Q * k),
+    p50ms: last.p50ms,
+    p95ms: last.p95ms,
+    overlap10: last.overlap10,
+    sweep,
     bytesPerVector: rssGrowth / N,
+    layoutBytesPerVector: layoutBytes,
     rawVectorBytes: dim * 4,
     exactMsPerQuery: (exactSeconds * 1000) / Q,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
   }),
 );

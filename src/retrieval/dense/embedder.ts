@@ -21,7 +21,8 @@ import { onnxFileFor } from '../../models/dtype.js';
 import type { Pooling } from '../../models/embedder-presets.js';
 import { assertHubFilesPresent, configureTransformersEnv, describeModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { poolBatch } from './pooling.js';
-import { frameAndTruncate, learnFrame, type Frame } from './token-frame.js';
+import { frameAndTruncate, frameHead, learnFrame, type Frame } from './token-frame.js';
+import { installFastUnigram, type ContentEncoder } from './unigram-fast.js';
 
 export type Role = 'query' | 'document';
 
@@ -113,6 +114,10 @@ export class Embedder {
   lastRun: EmbedRunStats | null = null;
   /** Ids the tokenizer's post-processor puts around every text (e.g. [CLS] … [SEP], … <|endoftext|>). */
   readonly frame: Frame;
+  /** Whether the tokenizer's Unigram lattice runs on unigram-fast.ts. */
+  readonly fastTokenizer: boolean;
+  /** unigram-fast.ts's encoder of a text's ids (the tokenizer's own ids), when it applies. */
+  private readonly encodeContent: ContentEncoder | null;
 
   private constructor(
     readonly model: ResolvedModel,
@@ -129,6 +134,11 @@ export class Embedder {
     this.modelFiles = modelFilePaths(model.folder, options.dtype);
     this.paddingSide = tokenizer.padding_side === 'left' ? 'left' : 'right';
     this.dim = positiveOrNull(cfg['hidden_size']);
+    // A Unigram tokenizer's lattice search, replaced by a typed-array version that gives the same
+    // pieces (unigram-fast.ts; it checks itself against the original first).
+    const fast = installFastUnigram((tokenizer as unknown as { _tokenizer?: unknown })._tokenizer);
+    this.fastTokenizer = fast.lattice;
+    this.encodeContent = fast.encode;
     this.frame = learnFrame((t, s) => tokenizer.encode(t, { add_special_tokens: s }));
   }
 
@@ -176,8 +186,15 @@ export class Embedder {
   tokenize(texts: readonly string[], role: Role): TokenizedText[] {
     const prefix = this.prefixFor(role);
     return texts.map((t, i) => {
-      const content = this.tokenizer.encode(prefix + t, { add_special_tokens: false });
-      const framed = frameAndTruncate(content, this.frame, this.maxLength);
+      let framed: TokenizedText;
+      if (this.encodeContent) {
+        // Only the ids that can be kept, and the count of all of them.
+        const head: number[] = [];
+        const n = this.encodeContent(prefix + t, head, Math.max(0, this.maxLength - this.frame.prefix.length - this.frame.suffix.length));
+        framed = frameHead(head, n, this.frame, this.maxLength);
+      } else {
+        framed = frameAndTruncate(this.tokenizer.encode(prefix + t, { add_special_tokens: false }), this.frame, this.maxLength);
+      }
       // Self-check on the first text: the learnt frame must reproduce the tokenizer's own output.
       if (i === 0 && framed.fullLength <= this.maxLength) {
         const own = this.tokenizer.encode(prefix + t, { add_special_tokens: true });

@@ -47,3 +47,15 @@ export function frameAndTruncate(content: readonly number[], frame: Frame, maxLe
   const head = content.length > room ? content.slice(0, room) : content;
   return { ids: [...frame.prefix, ...head, ...frame.suffix], fullLength };
 }
+
+/**
+ * `frameAndTruncate` for a text whose ids are known only as far as they can be kept: `head` holds
+ * at least the first min(contentLength, maxLength - specials) of its `contentLength` ids.
+ */
+export function frameHead(head: readonly number[], contentLength: number, frame: Frame, maxLength: number): FramedIds {
+  const specials = frame.prefix.length + frame.suffix.length;
+  const room = Math.max(0, maxLength - specials);
+  const keep = Math.min(contentLength, room);
+  if (head.length < keep) throw new Error(`frameHead: ${head.length} ids given, ${keep} needed`);
+  return { ids: [...frame.prefix, ...head.slice(0, keep), ...frame.suffix], fullLength: contentLength + specials };
+}
