@@ -99,8 +99,10 @@ for (const ef of efs) {
   sweep.push({ efSearch: ef, p50ms: pct(lat, 0.5), p95ms: pct(lat, 0.95), cpuP50ms: pct(cpu, 0.5), cpuP95ms: pct(cpu, 0.95), approx });
 }
 t = performance.now();
+const cpu0 = process.cpuUsage();
 const exact = await exactTopKFast(docs, ids, queries, k);
 const exactSeconds = (performance.now() - t) / 1000;
+const exactCpu = process.cpuUsage(cpu0);
 for (const s of sweep) {
   let hit = 0;
   for (let q = 0; q < Q; q++) {
@@ -132,6 +134,8 @@ console.log(
     layoutBytesPerVector: layoutBytes,
     rawVectorBytes: dim * 4,
     exactMsPerQuery: (exactSeconds * 1000) / Q,
+    // CPU of all threads (the GEMM runs on onnxruntime's pool), per query.
+    exactCpuMsPerQuery: (exactCpu.user + exactCpu.system) / 1000 / Q,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
   }),
 );

@@ -81,6 +81,12 @@ export interface KeyedEncodeOptions extends EncodeCommon {
   opened?: EmbeddingCache;
 }
 
+/**
+ * The onnxruntime thread count is deliberately not part of the key: the vectors do not depend on
+ * it (onnxruntime's CPU kernels split work over output blocks, each summed by one thread in a
+ * fixed order), which test/thread-invariance.test.ts pins bit for bit on the bundled models and
+ * the tiny test encoder at 1, 2 and 3 threads, so a cache filled on one machine serves another.
+ */
 export async function encodeWithCache(
   embedder: Embedder,
   texts: readonly string[],

@@ -1,0 +1,186 @@
+/**
+ * unigram-fast.ts gives exactly what transformers.js's Unigram tokenizer gives: the same pieces
+ * from the lattice and the same ids from the direct encoder (word memo, in-context lattice for
+ * words whose choice sits within rounding of another), on the bundled USE Lite tokenizer and on
+ * hand-made vocabularies built to have exact and rounding-level ties.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AutoTokenizer, env } from '@huggingface/transformers';
+import type { PreTrainedTokenizer } from '@huggingface/transformers';
+import { FastUnigram, installFastUnigram, type ContentEncoder } from '../src/retrieval/dense/unigram-fast.js';
+import { frameAndTruncate, frameHead } from '../src/retrieval/dense/token-frame.js';
+import { useLiteDir } from '../src/models/use-lite/names.js';
+import { modelsDir } from '../src/util/paths.js';
+
+env.allowRemoteModels = false;
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'skr-unigram-'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+interface Inner {
+  model: { tokenize: (s: string) => string[] } & Record<string, unknown>;
+  normalizer: ((s: string) => string) | null;
+  encode: (t: string, o: { add_special_tokens: boolean }) => { ids: number[] };
+}
+const inner = (t: PreTrainedTokenizer): Inner => (t as unknown as { _tokenizer: Inner })._tokenizer;
+
+/** A USE-Lite-shaped tokenizer folder (NFKC, space → ▁, ▁ in front) over `vocab`. */
+function writeUnigram(dir: string, vocab: [string, number][]): string {
+  const folder = join(root, dir);
+  rmSync(folder, { recursive: true, force: true });
+  const tokenizer = {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [],
+    normalizer: {
+      type: 'Sequence',
+      normalizers: [
+        { type: 'NFKC' },
+        { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' },
+        { type: 'Replace', pattern: { Regex: '\\A(?=[\\s\\S])' }, content: '\u2581' },
+      ],
+    },
+    pre_tokenizer: null,
+    post_processor: null,
+    decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: false },
+    model: { type: 'Unigram', unk_id: 0, byte_fallback: false, vocab },
+  };
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'tokenizer.json'), JSON.stringify(tokenizer));
+  writeFileSync(join(folder, 'tokenizer_config.json'), JSON.stringify({ unk_token: '\uFFFD', pad_token: '\uFFFD', tokenizer_class: 'PreTrainedTokenizerFast' }));
+  return folder;
+}
+async function pair(folder: string): Promise<{ ref: PreTrainedTokenizer; fast: PreTrainedTokenizer; encode: ContentEncoder | null; lattice: boolean }> {
+  const ref = await AutoTokenizer.from_pretrained(folder, { local_files_only: true });
+  const fast = await AutoTokenizer.from_pretrained(folder, { local_files_only: true });
+  const inst = installFastUnigram(inner(fast));
+  return { ref, fast, encode: inst.encode, lattice: inst.lattice };
+}
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function allIds(encode: ContentEncoder, text: string): number[] {
+  const out: number[] = [];
+  const n = encode(text, out, Number.POSITIVE_INFINITY);
+  expect(n).toBe(out.length);
+  return out;
+}
+
+function expectSame(ref: PreTrainedTokenizer, fast: PreTrainedTokenizer, encode: ContentEncoder, texts: readonly string[]): void {
+  for (const text of texts) {
+    const want = ref.encode(text, { add_special_tokens: false });
+    // The model's tokenize replaced: transformers.js's own encode goes through it.
+    expect(fast.encode(text, { add_special_tokens: false }), JSON.stringify(text.slice(0, 60))).toEqual(want);
+    expect(allIds(encode, text), JSON.stringify(text.slice(0, 60))).toEqual(want);
+    // Only the head: same ids, same full count.
+    const head: number[] = [];
+    expect(encode(text, head, 5)).toBe(want.length);
+    expect(head).toEqual(want.slice(0, 5));
+  }
+}
+
+describe('FastUnigram on the bundled USE Lite tokenizer', () => {
+  it('same ids as transformers.js on the fixture texts, long documents, tables and odd characters', async () => {
+    const folder = useLiteDir(modelsDir());
+    const { ref, fast, encode, lattice } = await pair(folder);
+    expect(lattice).toBe(true);
+    expect(encode).not.toBeNull();
+    const skills = readFileSync(join(import.meta.dirname, '..', 'data', 'mini', 'skills', 'test.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { name: string; description: string; skill_md?: string });
+    const docs = skills.map((s) => `${s.name} | ${s.description} | ${s.skill_md ?? ''}`);
+    const table = '| a | b |\n|-----------|--------|\n| --- | ---- |\n|------|---------------|----------|\n';
+    const long = Array.from({ length: 30 }, (_, i) => `${docs[i % docs.length]!}\n\n${table.repeat(1 + (i % 4))}`).join(' ');
+    const texts = [
+      ...docs,
+      long,
+      table.repeat(40),
+      '----- ------ ------- -------- ========= ::::::: ....... ,,,,,,',
+      'emoji 😀👍🏽 and a lone \ud800 surrogate \udc00, ﬁ ① ｆｕｌｌ, \uFFFD\uFFFD unknown ☃☃ runs',
+      '',
+      ' ',
+      '   leading and trailing   ',
+    ];
+    expectSame(ref, fast, encode!, texts);
+  });
+});
+
+describe('FastUnigram on hand-made vocabularies', () => {
+  // 0.1 + 0.2 !== 0.3 in binary floating point: "ab" (-0.3) against "a" + "b" is a tie in real
+  // numbers that rounding breaks one way alone and maybe another way after a long running sum;
+  // "c" + "c" against "cc" is an exact tie. Unknown characters (z, ☃) exercise unknown fusion, and
+  // "\uFFFD" is the unknown piece itself.
+  const vocab: [string, number][] = [
+    ['\uFFFD', 0],
+    ['\u2581', -0.7],
+    ['a', -0.1],
+    ['b', -0.2],
+    ['ab', -0.3],
+    ['c', -1],
+    ['cc', -2],
+    ['ccc', -3],
+    ['\u2581a', -0.4],
+    ['\u2581ab', -0.6],
+    ['\u2581c', -1.7],
+    ['abc', -1.3],
+    ['bc', -1.2],
+    ['-', -2.5],
+    ['--', -5],
+    ['---', -7.5],
+    ['|', -3.25],
+    ['|-', -5.75],
+    ['zz', -4], // a piece made of two characters that are unknown alone
+  ];
+  const alphabet = ['a', 'b', 'c', ' ', ' ', '-', '|', 'z', '☃', '\uFFFD', '\n'];
+  const randomTexts = (seed: number, n: number, maxLen: number) => {
+    const r = rng(seed);
+    return Array.from({ length: n }, () => Array.from({ length: Math.floor(r() * maxLen) }, () => alphabet[Math.floor(r() * alphabet.length)]!).join(''));
+  };
+
+  it('splitting at ▁ with a word memo: same ids as transformers.js on random texts (ties included)', async () => {
+    const { ref, fast, encode } = await pair(writeUnigram('tied', vocab));
+    const f = new FastUnigram(vocab.map((v) => v[0]), vocab.map((v) => v[1]), new Map(vocab.map((v, i) => [v[0], i])), 0, -15);
+    expect(f.splitsAtWordMark).toBe(true);
+    // Long texts build a large running sum before each tie; short ones none.
+    expectSame(ref, fast, encode!, [...randomTexts(1, 300, 60), ...randomTexts(2, 40, 3000)]);
+  });
+
+  it('a piece with ▁ inside: no splitting, the plain lattice, still the same ids', async () => {
+    const v: [string, number][] = [...vocab, ['a\u2581b', -0.5], ['c\u2581', -1.1]];
+    const { ref, fast, encode } = await pair(writeUnigram('inner-mark', v));
+    const f = new FastUnigram(v.map((x) => x[0]), v.map((x) => x[1]), new Map(v.map((x, i) => [x[0], i])), 0, -15);
+    expect(f.splitsAtWordMark).toBe(false);
+    expectSame(ref, fast, encode!, randomTexts(3, 200, 200));
+  });
+});
+
+describe('frameHead', () => {
+  it('frames the kept head exactly as frameAndTruncate frames the whole list', () => {
+    const frame = { prefix: [101], suffix: [102] };
+    for (const n of [0, 1, 5, 6, 7, 20]) {
+      const content = Array.from({ length: n }, (_, i) => 1000 + i);
+      for (const max of [1, 2, 3, 7, 8, 30]) {
+        const keep = Math.max(0, Math.min(n, max - 2));
+        expect(frameHead(content.slice(0, keep), n, frame, max)).toEqual(frameAndTruncate(content, frame, max));
+      }
+    }
+    expect(() => frameHead([1], 5, frame, 10)).toThrow('frameHead: 1 ids given, 5 needed');
+  });
+});
