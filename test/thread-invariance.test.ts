@@ -36,7 +36,7 @@ async function vectors(folder: string, preset: string | null, threads: number): 
   const loc = { offline: true, cacheDir: join(root, 'cache'), modelsDir: modelsDir() };
   const e = await Embedder.load(
     resolveModel(folder, loc),
-    { queryPrefix: '', docPrefix: '', pooling: p?.pooling ?? 'mean', normalize: p?.normalize ?? true, maxTokens: p?.maxTokens ?? null, dtype: 'fp32', batchSize: 8, threads },
+    { queryPrefix: '', docPrefix: '', pooling: p && p.pooling !== 'model' ? p.pooling : 'mean', normalize: p?.normalize !== false, maxTokens: p?.maxTokens ?? null, dtype: 'fp32', batchSize: 8, threads },
     loc,
   );
   try {
