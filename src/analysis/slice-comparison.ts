@@ -11,12 +11,8 @@ import type { ComparedRun, QuerySet } from '../significance/query-set.js';
 import { compareSystems, type ComparisonSettings, type SystemsComparison } from '../significance/systems.js';
 import { querySlices, sliceMembers, type CategoryRule, type SliceDefinition, type SliceName } from '../metrics/slices.js';
 import { orderGroups } from '../metrics/breakdown.js';
+import type { QueryInfo, SkillInfo } from '../formats/explorer-files.js';
 
-export interface SliceQueryInfo {
-  id: string;
-  query: string;
-  generatorModel?: string;
-}
 
 export interface SliceGroupComparison {
   group: string;
@@ -47,7 +43,7 @@ export function compareBySlice(
   runs: readonly ComparedRun[],
   qs: QuerySet,
   settings: ComparisonSettings,
-  o: { slice: SliceName; rule: CategoryRule; queries: ReadonlyMap<string, SliceQueryInfo>; skills: Iterable<{ id: string; major?: string; sub?: string }>; source: string },
+  o: { slice: SliceName; rule: CategoryRule; queries: ReadonlyMap<string, QueryInfo>; skills: Iterable<SkillInfo>; source: string },
 ): SliceComparison {
   const first = runs[0]!;
   if (qs.qids.some((q) => first.records.get(q)!.gold === undefined))
