@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escapeControl } from '../src/util/terminal-text.js';
+import { escapeControl, escapeInline } from '../src/util/terminal-text.js';
 import { escapeMd } from '../src/report/markdown.js';
 import { runCli } from './helpers/cli.js';
 
@@ -26,6 +26,10 @@ describe('escapeControl', () => {
     const out = escapeControl(JSON.stringify(v));
     expect(out).not.toMatch(RAW_CONTROL);
     expect(JSON.parse(out)).toEqual(v);
+  });
+  it('escapeInline (table cells) escapes line breaks too: newline, tab, U+2028, U+2029', () => {
+    expect(escapeInline('a\nb\tc\u2028d\u2029e\u001b')).toBe('a\\u000ab\\u0009c\\u2028d\\u2029e\\u001b');
+    expect(escapeInline('plain — é ✓')).toBe('plain — é ✓');
   });
   it('escapeMd applies it too', () => {
     expect(escapeMd('x\u001bc|y')).toBe('x\\u001bc\\|y');

@@ -13,6 +13,15 @@ export function escapeControl(text: string, keep: string = '\n\t'): string {
   return text.replace(CONTROL, (c) => (keep.includes(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
 
+/**
+ * One line of a table cell: every control character escaped, newline and tab included, and the
+ * Unicode line and paragraph separators (U+2028, U+2029) too, so untrusted text can neither act on
+ * the terminal nor break a row.
+ */
+export function escapeInline(text: string): string {
+  return escapeControl(text, '').replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
 /** true when `text` holds a control character `escapeControl` would rewrite. */
 export function hasControl(text: string, keep: string = '\n\t'): boolean {
   return escapeControl(text, keep) !== text;

@@ -1,11 +1,10 @@
 /** Plain-text (terminal) rendering of a SystemsComparison: aligned columns, bold as **x**. */
 import type { SystemsComparison } from '../../significance/systems.js';
+import { escapeInline } from '../../util/terminal-text.js';
 import { deltaTable, mainTable, methodNotes, pairsTable, type Cell, type TableModel } from './model.js';
 
-/** Control characters of untrusted text shown as \uXXXX, so a label cannot drive the terminal. */
-export function escapeTerminal(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+/** Untrusted text in a plain-text table: the one rule of util/terminal-text.ts, line breaks included. */
+export const escapeTerminal = escapeInline;
 
 function cellText(c: Cell): string {
   const t = c.untrusted ? escapeTerminal(c.text) : c.text;
