@@ -12,52 +12,69 @@
 import { UserError, where } from '../core/errors.js';
 import type { Qrels } from '../core/types.js';
 import { compareUtf8 } from '../metrics/rank.js';
-import { column, ColumnInterner, parseInteger, sameBytes, scanColumns } from './trec-columns.js';
+import { batchColumn, type ColumnBatch, ColumnInterner, ColumnTracker, MAX_COLUMNS, parseInteger, scanColumnBatches } from './trec-columns.js';
 
 function quote(s: string): string {
   const j = JSON.stringify(s);
   return j.length > 80 ? j.slice(0, 80) + '…"' : j;
 }
 
+/** One query of a qrels file being read: its judgements and the line of each. */
+interface QueryJudgements {
+  qid: string;
+  judged: Map<string, number>;
+  lines: number[];
+}
+
+/** Builds qrels from the batches of a TREC qrels file (see the module comment). */
+class QrelsBuilder {
+  readonly qrels: Qrels = new Map();
+  private readonly byQid = new Map<string, QueryJudgements>();
+  private readonly docIds = new ColumnInterner();
+  private cur: QueryJudgements | undefined;
+  private readonly qid = new ColumnTracker();
+
+  constructor(private readonly path: string) {}
+
+  add(b: ColumnBatch): void {
+    const { buf, start, end } = b;
+    for (let j = 0; j < b.n; j++) {
+      const base = j * MAX_COLUMNS;
+      if (b.count[j] !== 4) {
+        throw new UserError(`${where(this.path, b.line[j])}expected 4 columns (qid iter docid rel), got ${b.count[j]!}`);
+      }
+      const rel = parseInteger(buf, start[base + 3]!, end[base + 3]!);
+      if (Number.isNaN(rel)) throw new UserError(`${where(this.path, b.line[j], 'rel')}not an integer: ${quote(batchColumn(b, j, 3))}`);
+      if (this.qid.changed(b, j, 0)) this.enter(b, j);
+      const q = this.cur!;
+      const docId = this.docIds.strings[this.docIds.id(buf, start[base + 2]!, end[base + 2]!)]!;
+      if (q.judged.has(docId)) {
+        const first = q.lines[[...q.judged.keys()].indexOf(docId)]!;
+        throw new UserError(`${where(this.path, b.line[j], 'docid')}${quote(docId)} judged twice for query ${quote(q.qid)} (first at line ${first})`);
+      }
+      q.lines.push(b.line[j]!);
+      q.judged.set(docId, rel === 0 ? 0 : rel); // no -0
+    }
+  }
+
+  /** Makes the query of line `j` current. */
+  private enter(b: ColumnBatch, j: number): void {
+    const qid = batchColumn(b, j, 0);
+    let q = this.byQid.get(qid);
+    if (q === undefined) {
+      q = { qid, judged: new Map(), lines: [] };
+      this.byQid.set(qid, q);
+      this.qrels.set(qid, q.judged);
+    }
+    this.cur = q;
+  }
+}
+
 /** Reads a TREC qrels file (see the module comment), byte by byte (trec-columns.ts). */
 export async function readTrecQrels(path: string): Promise<Qrels> {
-  const qrels: Qrels = new Map();
-  /** qid -> line of each judgement, in map order (for duplicate errors). */
-  const linesOf = new Map<string, number[]>();
-  let qBytes: Buffer = Buffer.alloc(0);
-  let qid = '';
-  let judged = new Map<string, number>();
-  let lines: number[] = [];
-  const docIds = new ColumnInterner();
-  await scanColumns(path, (l) => {
-    if (l.count !== 4) {
-      throw new UserError(`${where(path, l.line)}expected 4 columns (qid iter docid rel), got ${l.count}`);
-    }
-    const rel = parseInteger(l.buf, l.start[3]!, l.end[3]!);
-    if (Number.isNaN(rel)) throw new UserError(`${where(path, l.line, 'rel')}not an integer: ${quote(column(l, 3))}`);
-    if (!sameBytes(l, 0, qBytes, 0, qBytes.length)) {
-      qid = column(l, 0);
-      qBytes = Buffer.from(l.buf.subarray(l.start[0]!, l.end[0]!));
-      const known = qrels.get(qid);
-      if (known === undefined) {
-        judged = new Map();
-        lines = [];
-        qrels.set(qid, judged);
-        linesOf.set(qid, lines);
-      } else {
-        judged = known;
-        lines = linesOf.get(qid)!;
-      }
-    }
-    const docId = docIds.get(l, 2);
-    if (judged.has(docId)) {
-      const first = lines[[...judged.keys()].indexOf(docId)]!;
-      throw new UserError(`${where(path, l.line, 'docid')}${quote(docId)} judged twice for query ${quote(qid)} (first at line ${first})`);
-    }
-    lines.push(l.line);
-    judged.set(docId, rel === 0 ? 0 : rel); // no -0
-  });
-  return qrels;
+  const builder = new QrelsBuilder(path);
+  await scanColumnBatches(path, (b) => builder.add(b));
+  return builder.qrels;
 }
 
 /**

@@ -16,7 +16,7 @@ import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { compareUtf8, trecOrder } from '../metrics/rank.js';
 import { writeFileAtomic } from '../util/atomic.js';
-import { column, ColumnInterner, parseDecimal, sameBytes, scanColumns } from './trec-columns.js';
+import { batchColumn, type ColumnBatch, ColumnInterner, ColumnTracker, MAX_COLUMNS, parseDecimal, scanColumnBatches } from './trec-columns.js';
 
 /** A decimal number as written by any TREC tool (no hex, no inf/nan). */
 const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -28,66 +28,91 @@ export function parseScore(s: string): number | undefined {
   return Number.isFinite(v) ? v : undefined;
 }
 
-/** Rankings up to this long are checked for duplicates pairwise. */
-const SHORT_RANKING = 64;
-
 function quote(s: string): string {
   const j = JSON.stringify(s);
   return j.length > 80 ? j.slice(0, 80) + '…"' : j;
 }
 
+/** One query of a run being read: its ranking, and the line and interned id of each document. */
+interface QueryLines {
+  qid: string;
+  docs: ScoredDoc[];
+  lines: number[];
+  ids: number[];
+}
+
+/**
+ * Builds a run from the batches of a TREC run file (see the module comment). Duplicate check: the
+ * documents are interned to ids, and `mark[id]` holds 1 + the index of the query whose lines are
+ * being read when that query listed the document; a query that comes back after another re-marks
+ * its documents first.
+ */
+class RunBuilder {
+  readonly run: Run = new Map();
+  private readonly queries: QueryLines[] = [];
+  private readonly byQid = new Map<string, number>();
+  private readonly docIds = new ColumnInterner();
+  private mark = new Int32Array(1024);
+  private cur: QueryLines | undefined;
+  private curIndex = -1;
+  private readonly qid = new ColumnTracker();
+
+  constructor(private readonly path: string) {}
+
+  add(b: ColumnBatch): void {
+    const { buf, start, end } = b;
+    for (let j = 0; j < b.n; j++) {
+      const base = j * MAX_COLUMNS;
+      if (b.count[j] !== 6) {
+        throw new UserError(`${where(this.path, b.line[j])}expected 6 columns (qid Q0 docid rank score tag), got ${b.count[j]!}`);
+      }
+      if (this.qid.changed(b, j, 0)) this.enter(b, j);
+      const score = parseDecimal(buf, start[base + 4]!, end[base + 4]!);
+      if (!Number.isFinite(score)) {
+        throw new UserError(`${where(this.path, b.line[j], 'score')}not a finite number: ${quote(batchColumn(b, j, 4))}`);
+      }
+      const id = this.docIds.id(buf, start[base + 2]!, end[base + 2]!);
+      if (id >= this.mark.length) {
+        const m = new Int32Array(this.mark.length * 2);
+        m.set(this.mark);
+        this.mark = m;
+      }
+      const q = this.cur!;
+      const docId = this.docIds.strings[id]!;
+      if (this.mark[id] === this.curIndex + 1) {
+        const first = q.lines[q.ids.indexOf(id)]!;
+        throw new UserError(`${where(this.path, b.line[j], 'docid')}${quote(docId)} appears twice for query ${quote(q.qid)} (first at line ${first})`);
+      }
+      this.mark[id] = this.curIndex + 1;
+      q.docs.push({ docId, score });
+      q.lines.push(b.line[j]!);
+      q.ids.push(id);
+    }
+  }
+
+  /** Makes the query of line `j` current. */
+  private enter(b: ColumnBatch, j: number): void {
+    const qid = batchColumn(b, j, 0);
+    const known = this.byQid.get(qid);
+    if (known === undefined) {
+      this.curIndex = this.queries.length;
+      this.cur = { qid, docs: [], lines: [], ids: [] };
+      this.queries.push(this.cur);
+      this.byQid.set(qid, this.curIndex);
+      this.run.set(qid, this.cur.docs);
+    } else {
+      this.curIndex = known;
+      this.cur = this.queries[known]!;
+      for (const id of this.cur.ids) this.mark[id] = known + 1; // ids seen are all < mark.length
+    }
+  }
+}
+
 /** Reads a TREC run file (see the module comment), byte by byte (trec-columns.ts). */
 export async function readTrecRun(path: string): Promise<Run> {
-  const run: Run = new Map();
-  /** qid -> line of each document, in document order (for duplicate errors). */
-  const linesOf = new Map<string, number[]>();
-  // The current query (lines of one query are usually contiguous): its id, bytes and doc-id set.
-  let qid = '';
-  let qBytes: Buffer = Buffer.alloc(0);
-  let docs: ScoredDoc[] = [];
-  let lines: number[] = [];
-  // Duplicate check of the current query: pairwise while its ranking is short (doc ids are interned,
-  // so mostly one pointer comparison each), a Set once it is longer than SHORT_RANKING.
-  let ids: Set<string> | undefined;
-  const isDuplicate = (docId: string): boolean => {
-    if (ids !== undefined) return ids.has(docId);
-    for (let j = 0; j < docs.length; j++) if (docs[j]!.docId === docId) return true;
-    return false;
-  };
-  const docIds = new ColumnInterner();
-  await scanColumns(path, (l) => {
-    if (l.count !== 6) {
-      throw new UserError(`${where(path, l.line)}expected 6 columns (qid Q0 docid rank score tag), got ${l.count}`);
-    }
-    if (!sameBytes(l, 0, qBytes, 0, qBytes.length)) {
-      qid = column(l, 0);
-      qBytes = Buffer.from(l.buf.subarray(l.start[0]!, l.end[0]!)); // a copy: the chunk is reused
-      ids = undefined;
-      const known = run.get(qid);
-      if (known === undefined) {
-        docs = [];
-        lines = [];
-        run.set(qid, docs);
-        linesOf.set(qid, lines);
-      } else {
-        docs = known;
-        lines = linesOf.get(qid)!;
-        if (docs.length > SHORT_RANKING) ids = new Set(docs.map((d) => d.docId));
-      }
-    }
-    const score = parseDecimal(l.buf, l.start[4]!, l.end[4]!);
-    if (!Number.isFinite(score)) throw new UserError(`${where(path, l.line, 'score')}not a finite number: ${quote(column(l, 4))}`);
-    const docId = docIds.get(l, 2);
-    if (isDuplicate(docId)) {
-      const first = lines[docs.findIndex((d) => d.docId === docId)]!;
-      throw new UserError(`${where(path, l.line, 'docid')}${quote(docId)} appears twice for query ${quote(qid)} (first at line ${first})`);
-    }
-    lines.push(l.line);
-    docs.push({ docId, score });
-    if (ids !== undefined) ids.add(docId);
-    else if (docs.length > SHORT_RANKING) ids = new Set(docs.map((d) => d.docId));
-  });
-  return run;
+  const builder = new RunBuilder(path);
+  await scanColumnBatches(path, (b) => builder.add(b));
+  return builder.run;
 }
 
 const TREC_SPACE = /[ \t\n\r\f\v]/;

@@ -41,9 +41,14 @@ function fixupUnit(u: number): number {
 
 /** trec_eval's `comp_sim_docno`: higher score first; equal scores by doc id, larger bytes first. */
 export function compareTrec(a: ScoredDoc, b: ScoredDoc): number {
-  if (a.score > b.score) return -1;
-  if (a.score < b.score) return 1;
-  return compareUtf8(b.docId, a.docId);
+  return compareScored(a.score, a.docId, b.score, b.docId);
+}
+
+/** `compareTrec` on a document given as its score and id (for rankings held in typed arrays). */
+export function compareScored(scoreA: number, idA: string, scoreB: number, idB: string): number {
+  if (scoreA > scoreB) return -1;
+  if (scoreA < scoreB) return 1;
+  return compareUtf8(idB, idA);
 }
 
 /**
