@@ -12,69 +12,49 @@
 import { UserError, where } from '../core/errors.js';
 import type { Qrels } from '../core/types.js';
 import { compareUtf8 } from '../metrics/rank.js';
-import { batchColumn, type ColumnBatch, ColumnInterner, ColumnTracker, MAX_COLUMNS, parseInteger, scanColumnBatches } from './trec-columns.js';
+import { qrelsFromTable, type QueryTable } from '../metrics/tables.js';
+import { QueryRows } from './query-rows.js';
+import { batchColumn, type ColumnBatch, ColumnInterner, MAX_COLUMNS, parseInteger, scanColumnBatches } from './trec-columns.js';
 
 function quote(s: string): string {
   const j = JSON.stringify(s);
   return j.length > 80 ? j.slice(0, 80) + '…"' : j;
 }
 
-/** One query of a qrels file being read: its judgements and the line of each. */
-interface QueryJudgements {
-  qid: string;
-  judged: Map<string, number>;
-  lines: number[];
-}
-
-/** Builds qrels from the batches of a TREC qrels file (see the module comment). */
-class QrelsBuilder {
-  readonly qrels: Qrels = new Map();
-  private readonly byQid = new Map<string, QueryJudgements>();
-  private readonly docIds = new ColumnInterner();
-  private cur: QueryJudgements | undefined;
-  private readonly qid = new ColumnTracker();
-
-  constructor(private readonly path: string) {}
-
-  add(b: ColumnBatch): void {
-    const { buf, start, end } = b;
-    for (let j = 0; j < b.n; j++) {
-      const base = j * MAX_COLUMNS;
-      if (b.count[j] !== 4) {
-        throw new UserError(`${where(this.path, b.line[j])}expected 4 columns (qid iter docid rel), got ${b.count[j]!}`);
-      }
-      const rel = parseInteger(buf, start[base + 3]!, end[base + 3]!);
-      if (Number.isNaN(rel)) throw new UserError(`${where(this.path, b.line[j], 'rel')}not an integer: ${quote(batchColumn(b, j, 3))}`);
-      if (this.qid.changed(b, j, 0)) this.enter(b, j);
-      const q = this.cur!;
-      const docId = this.docIds.strings[this.docIds.id(buf, start[base + 2]!, end[base + 2]!)]!;
-      if (q.judged.has(docId)) {
-        const first = q.lines[[...q.judged.keys()].indexOf(docId)]!;
-        throw new UserError(`${where(this.path, b.line[j], 'docid')}${quote(docId)} judged twice for query ${quote(q.qid)} (first at line ${first})`);
-      }
-      q.lines.push(b.line[j]!);
-      q.judged.set(docId, rel === 0 ? 0 : rel); // no -0
+/** Reads the rows of a TREC qrels file (see the module comment) into `rows`, doc ids interned by `docIds`. */
+function addQrelsLines(path: string, b: ColumnBatch, rows: QueryRows, docIds: ColumnInterner): void {
+  const { buf, start, end } = b;
+  for (let j = 0; j < b.n; j++) {
+    const base = j * MAX_COLUMNS;
+    if (b.count[j] !== 4) {
+      throw new UserError(`${where(path, b.line[j])}expected 4 columns (qid iter docid rel), got ${b.count[j]!}`);
     }
-  }
-
-  /** Makes the query of line `j` current. */
-  private enter(b: ColumnBatch, j: number): void {
-    const qid = batchColumn(b, j, 0);
-    let q = this.byQid.get(qid);
-    if (q === undefined) {
-      q = { qid, judged: new Map(), lines: [] };
-      this.byQid.set(qid, q);
-      this.qrels.set(qid, q.judged);
+    const rel = parseInteger(buf, start[base + 3]!, end[base + 3]!);
+    if (Number.isNaN(rel)) throw new UserError(`${where(path, b.line[j], 'rel')}not an integer: ${quote(batchColumn(b, j, 3))}`);
+    rows.enter(b, j);
+    const doc = docIds.id(buf, start[base + 2]!, end[base + 2]!);
+    const first = rows.add(doc, rel === 0 ? 0 : rel, b.line[j]!); // no -0
+    if (first !== 0) {
+      throw new UserError(`${where(path, b.line[j], 'docid')}${quote(docIds.strings[doc]!)} judged twice for query ${quote(rows.qid)} (first at line ${first})`);
     }
-    this.cur = q;
   }
 }
 
-/** Reads a TREC qrels file (see the module comment), byte by byte (trec-columns.ts). */
+/**
+ * Reads a TREC qrels file (see the module comment), byte by byte (trec-columns.ts), as a table
+ * (metrics/tables.ts) whose documents are ids of `docIds` (share one interner with the run to
+ * evaluate the tables together).
+ */
+export async function readTrecQrelsTable(path: string, docIds: ColumnInterner): Promise<QueryTable> {
+  const rows = new QueryRows();
+  await scanColumnBatches(path, (b) => addQrelsLines(path, b, rows, docIds));
+  return rows.table();
+}
+
+/** Reads a TREC qrels file (see the module comment). */
 export async function readTrecQrels(path: string): Promise<Qrels> {
-  const builder = new QrelsBuilder(path);
-  await scanColumnBatches(path, (b) => builder.add(b));
-  return builder.qrels;
+  const docIds = new ColumnInterner();
+  return qrelsFromTable(await readTrecQrelsTable(path, docIds), docIds.strings);
 }
 
 /**

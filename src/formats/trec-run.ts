@@ -16,7 +16,9 @@ import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { compareUtf8, trecOrder } from '../metrics/rank.js';
 import { writeFileAtomic } from '../util/atomic.js';
-import { batchColumn, type ColumnBatch, ColumnInterner, ColumnTracker, MAX_COLUMNS, parseDecimal, scanColumnBatches } from './trec-columns.js';
+import { type QueryTable, runFromTable } from '../metrics/tables.js';
+import { QueryRows } from './query-rows.js';
+import { batchColumn, type ColumnBatch, ColumnInterner, MAX_COLUMNS, parseDecimal, scanColumnBatches } from './trec-columns.js';
 
 /** A decimal number as written by any TREC tool (no hex, no inf/nan). */
 const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -33,86 +35,42 @@ function quote(s: string): string {
   return j.length > 80 ? j.slice(0, 80) + '…"' : j;
 }
 
-/** One query of a run being read: its ranking, and the line and interned id of each document. */
-interface QueryLines {
-  qid: string;
-  docs: ScoredDoc[];
-  lines: number[];
-  ids: number[];
+/** Reads the rows of a TREC run file (see the module comment) into `rows`, doc ids interned by `docIds`. */
+function addRunLines(path: string, b: ColumnBatch, rows: QueryRows, docIds: ColumnInterner): void {
+  const { buf, start, end } = b;
+  for (let j = 0; j < b.n; j++) {
+    const base = j * MAX_COLUMNS;
+    if (b.count[j] !== 6) {
+      throw new UserError(`${where(path, b.line[j])}expected 6 columns (qid Q0 docid rank score tag), got ${b.count[j]!}`);
+    }
+    rows.enter(b, j);
+    const score = parseDecimal(buf, start[base + 4]!, end[base + 4]!);
+    if (!Number.isFinite(score)) {
+      throw new UserError(`${where(path, b.line[j], 'score')}not a finite number: ${quote(batchColumn(b, j, 4))}`);
+    }
+    const doc = docIds.id(buf, start[base + 2]!, end[base + 2]!);
+    const first = rows.add(doc, score, b.line[j]!);
+    if (first !== 0) {
+      throw new UserError(`${where(path, b.line[j], 'docid')}${quote(docIds.strings[doc]!)} appears twice for query ${quote(rows.qid)} (first at line ${first})`);
+    }
+  }
 }
 
 /**
- * Builds a run from the batches of a TREC run file (see the module comment). Duplicate check: the
- * documents are interned to ids, and `mark[id]` holds 1 + the index of the query whose lines are
- * being read when that query listed the document; a query that comes back after another re-marks
- * its documents first.
+ * Reads a TREC run file (see the module comment), byte by byte (trec-columns.ts), as a table
+ * (metrics/tables.ts) whose documents are ids of `docIds` (share one interner with the qrels to
+ * evaluate the tables together).
  */
-class RunBuilder {
-  readonly run: Run = new Map();
-  private readonly queries: QueryLines[] = [];
-  private readonly byQid = new Map<string, number>();
-  private readonly docIds = new ColumnInterner();
-  private mark = new Int32Array(1024);
-  private cur: QueryLines | undefined;
-  private curIndex = -1;
-  private readonly qid = new ColumnTracker();
-
-  constructor(private readonly path: string) {}
-
-  add(b: ColumnBatch): void {
-    const { buf, start, end } = b;
-    for (let j = 0; j < b.n; j++) {
-      const base = j * MAX_COLUMNS;
-      if (b.count[j] !== 6) {
-        throw new UserError(`${where(this.path, b.line[j])}expected 6 columns (qid Q0 docid rank score tag), got ${b.count[j]!}`);
-      }
-      if (this.qid.changed(b, j, 0)) this.enter(b, j);
-      const score = parseDecimal(buf, start[base + 4]!, end[base + 4]!);
-      if (!Number.isFinite(score)) {
-        throw new UserError(`${where(this.path, b.line[j], 'score')}not a finite number: ${quote(batchColumn(b, j, 4))}`);
-      }
-      const id = this.docIds.id(buf, start[base + 2]!, end[base + 2]!);
-      if (id >= this.mark.length) {
-        const m = new Int32Array(this.mark.length * 2);
-        m.set(this.mark);
-        this.mark = m;
-      }
-      const q = this.cur!;
-      const docId = this.docIds.strings[id]!;
-      if (this.mark[id] === this.curIndex + 1) {
-        const first = q.lines[q.ids.indexOf(id)]!;
-        throw new UserError(`${where(this.path, b.line[j], 'docid')}${quote(docId)} appears twice for query ${quote(q.qid)} (first at line ${first})`);
-      }
-      this.mark[id] = this.curIndex + 1;
-      q.docs.push({ docId, score });
-      q.lines.push(b.line[j]!);
-      q.ids.push(id);
-    }
-  }
-
-  /** Makes the query of line `j` current. */
-  private enter(b: ColumnBatch, j: number): void {
-    const qid = batchColumn(b, j, 0);
-    const known = this.byQid.get(qid);
-    if (known === undefined) {
-      this.curIndex = this.queries.length;
-      this.cur = { qid, docs: [], lines: [], ids: [] };
-      this.queries.push(this.cur);
-      this.byQid.set(qid, this.curIndex);
-      this.run.set(qid, this.cur.docs);
-    } else {
-      this.curIndex = known;
-      this.cur = this.queries[known]!;
-      for (const id of this.cur.ids) this.mark[id] = known + 1; // ids seen are all < mark.length
-    }
-  }
+export async function readTrecRunTable(path: string, docIds: ColumnInterner): Promise<QueryTable> {
+  const rows = new QueryRows();
+  await scanColumnBatches(path, (b) => addRunLines(path, b, rows, docIds));
+  return rows.table();
 }
 
-/** Reads a TREC run file (see the module comment), byte by byte (trec-columns.ts). */
+/** Reads a TREC run file (see the module comment). */
 export async function readTrecRun(path: string): Promise<Run> {
-  const builder = new RunBuilder(path);
-  await scanColumnBatches(path, (b) => builder.add(b));
-  return builder.run;
+  const docIds = new ColumnInterner();
+  return runFromTable(await readTrecRunTable(path, docIds), docIds.strings);
 }
 
 const TREC_SPACE = /[ \t\n\r\f\v]/;
