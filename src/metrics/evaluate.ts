@@ -24,7 +24,7 @@ import { type Measure, type MeasureName, measureKey } from './measures.js';
 import { reciprocalRank } from './mrr.js';
 import { ndcg } from './ndcg.js';
 import { precision } from './precision.js';
-import { compareScored, compareUtf8 } from './rank.js';
+import { compareUtf8, trecOrderRows } from './rank.js';
 import { recall } from './recall.js';
 import { type MeasureFn, type RankedGrades, RELEVANCE_LEVEL } from './relevance.js';
 import { type JudgedRun, tablesFromMaps } from './tables.js';
@@ -111,8 +111,22 @@ export function evaluate(qrels: Qrels, run: Run, measures: readonly Measure[]): 
   return evaluateTables(tablesFromMaps(qrels, run), measures);
 }
 
-/** Rankings up to this long are put in trec_eval order by insertion sort (no allocation). */
-const SHORT_RANKING = 32;
+/** Sorts `a[0 .. n)` descending (insertion sort while short: `n` is a query's relevant count). */
+function sortDescending(a: Float64Array, n: number): void {
+  if (n > 32) {
+    a.subarray(0, n).sort().reverse();
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const v = a[i]!;
+    let p = i;
+    while (p > 0 && a[p - 1]! < v) {
+      a[p] = a[p - 1]!;
+      p--;
+    }
+    a[p] = v;
+  }
+}
 
 /**
  * `evaluate` on the typed-array form (tables.ts): the one evaluator. Per evaluated query: the
@@ -126,6 +140,7 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
   const cutoffs = measures.map((m) => m.k);
   const ks = [...new Set(cutoffs)].sort((a, b) => a - b);
   const moreGold = new Int32Array(ks.length);
+  const nm = measures.length;
 
   const runIndex = new Map<string, number>();
   run.qids.forEach((q, i) => runIndex.set(q, i));
@@ -135,7 +150,7 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
   let emptyRankings = 0;
 
   const evaluated: string[] = [];
-  let values = new Float64Array(Math.max(1, qrels.qids.length) * measures.length);
+  const values = new Float64Array(Math.max(1, qrels.qids.length) * nm);
   /** grade of each document for the current query (0 elsewhere), and a per-query stamp for the duplicate check */
   const gradeOf = new Float64Array(docIds.length);
   const seen = new Int32Array(docIds.length);
@@ -145,67 +160,26 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
   for (let q = 0; q < qrels.qids.length; q++) widest = Math.max(widest, qrels.offs[q + 1]! - qrels.offs[q]!);
   const g: RankedGrades = { grades: new Float64Array(longest), length: 0, numRel: 0, ideal: new Float64Array(widest), idealLength: 0 };
   const order = new Int32Array(longest);
-  const score = run.value;
-  const doc = run.doc;
-  /** trec_eval order of run rows a, b (rank.ts). */
-  const before = (a: number, b: number): number => compareScored(score[a]!, docIds[doc[a]!]!, score[b]!, docIds[doc[b]!]!);
 
   for (let qq = 0; qq < qrels.qids.length; qq++) {
     const qid = qrels.qids[qq]!;
-    const j0 = qrels.offs[qq]!;
-    const j1 = qrels.offs[qq + 1]!;
-    let numRel = 0;
-    let idealLength = 0;
-    for (let j = j0; j < j1; j++) {
-      const grade = qrels.value[j]!;
-      if (grade >= RELEVANCE_LEVEL) numRel++;
-      if (grade > 0) g.ideal[idealLength++] = grade;
-    }
     const rq = runIndex.get(qid);
     if (rq === undefined) {
       missingFromRun.push(qid);
       continue;
     }
-    // trec_eval 10.0 evaluates a judged query without a relevant document like any other: zeros.
-    if (numRel === 0) noRelevant.push(qid);
     const r0 = run.offs[rq]!;
-    const r1 = run.offs[rq + 1]!;
-    const n = r1 - r0;
-    checkRanking(qid, t, r0, r1, seen, evaluated.length + 1);
-    // the ranking in trec_eval order
-    if (n <= SHORT_RANKING) {
-      for (let i = 0; i < n; i++) {
-        const row = r0 + i;
-        let p = i;
-        while (p > 0 && before(row, order[p - 1]!) < 0) {
-          order[p] = order[p - 1]!;
-          p--;
-        }
-        order[p] = row;
-      }
-    } else {
-      const rows = Array.from({ length: n }, (_, i) => r0 + i).sort(before);
-      order.set(rows);
-    }
-    for (let j = j0; j < j1; j++) gradeOf[qrels.doc[j]!] = qrels.value[j]!;
-    for (let i = 0; i < n; i++) g.grades[i] = gradeOf[doc[order[i]!]!]!;
-    for (let j = j0; j < j1; j++) gradeOf[qrels.doc[j]!] = 0;
-    g.ideal.subarray(0, idealLength).sort().reverse();
-    g.length = n;
-    g.numRel = numRel;
-    g.idealLength = idealLength;
-
-    const at = evaluated.length * measures.length;
-    for (let m = 0; m < fns.length; m++) values[at + m] = fns[m]!(g, cutoffs[m]!);
+    const n = run.offs[rq + 1]! - r0;
+    checkRanking(qid, t, r0, n, seen, evaluated.length + 1);
+    gradeRanking(g, t, qq, r0, n, order, gradeOf);
+    // trec_eval 10.0 evaluates a judged query without a relevant document like any other: zeros.
+    if (g.numRel === 0) noRelevant.push(qid);
+    const at = evaluated.length * nm;
+    for (let m = 0; m < nm; m++) values[at + m] = fns[m]!(g, cutoffs[m]!);
     evaluated.push(qid);
     if (n === 0) emptyRankings++;
-    for (let r = r0; r < r1; r++) {
-      if (docIds[doc[r]!] === qid) {
-        queryIdAsDoc.push(qid);
-        break;
-      }
-    }
-    for (let i = 0; i < ks.length; i++) if (numRel > ks[i]!) moreGold[i]!++;
+    if (listsItself(qid, t, r0, n)) queryIdAsDoc.push(qid);
+    for (let i = 0; i < ks.length; i++) if (g.numRel > ks[i]!) moreGold[i]!++;
   }
 
   const qrelsIds = new Set(qrels.qids);
@@ -216,8 +190,6 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
       `no query is both in the run (${run.qids.length} queries) and in the qrels (${qrels.qids.length} queries): wrong split or files?`,
     );
   }
-  values = values.subarray(0, evaluated.length * measures.length);
-  const nm = measures.length;
   const means = meansInTrecOrder(evaluated, nm, (i, j) => values[i * nm + j]!);
   const aggregateOut: Record<string, number> = {};
   for (let j = 0; j < nm; j++) aggregateOut[keys[j]!] = means[j]!;
@@ -254,11 +226,45 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
 }
 
 /**
- * The duplicate and finite checks of rows r0 .. r1 of a run table (`seen`: a per-document stamp,
+ * Fills `g` for qrels query `qq` and its ranking, run rows r0 .. r0 + n: the ranking in trec_eval
+ * order (`order`: scratch), the grade at each rank, the relevant count and the ideal gains.
+ * `gradeOf`: all zeros, and left so.
+ */
+function gradeRanking(g: RankedGrades, t: JudgedRun, qq: number, r0: number, n: number, order: Int32Array, gradeOf: Float64Array): void {
+  const { qrels, run } = t;
+  const j0 = qrels.offs[qq]!;
+  const j1 = qrels.offs[qq + 1]!;
+  let numRel = 0;
+  let idealLength = 0;
+  for (let j = j0; j < j1; j++) {
+    const grade = qrels.value[j]!;
+    if (grade >= RELEVANCE_LEVEL) numRel++;
+    if (grade > 0) g.ideal[idealLength++] = grade;
+    gradeOf[qrels.doc[j]!] = grade;
+  }
+  sortDescending(g.ideal, idealLength);
+  trecOrderRows(order, r0, n, run.value, run.doc, t.docIds);
+  const grades = g.grades;
+  for (let i = 0; i < n; i++) grades[i] = gradeOf[run.doc[order[i]!]!]!;
+  for (let j = j0; j < j1; j++) gradeOf[qrels.doc[j]!] = 0;
+  g.length = n;
+  g.numRel = numRel;
+  g.idealLength = idealLength;
+}
+
+/** Whether run rows r0 .. r0 + n list a document whose id is the query id. */
+function listsItself(qid: string, t: JudgedRun, r0: number, n: number): boolean {
+  for (let r = r0; r < r0 + n; r++) if (t.docIds[t.run.doc[r]!] === qid) return true;
+  return false;
+}
+
+/**
+ * The duplicate and finite checks of rows r0 .. r0 + n of a run table (`seen`: a per-document stamp,
  * `stamp` unique to this query): a doc id twice, or a non-finite score, is a UserError.
  */
-function checkRanking(qid: string, t: JudgedRun, r0: number, r1: number, seen: Int32Array, stamp: number): void {
+function checkRanking(qid: string, t: JudgedRun, r0: number, n: number, seen: Int32Array, stamp: number): void {
   const { doc, value } = t.run;
+  const r1 = r0 + n;
   for (let r = r0; r < r1; r++) {
     const d = doc[r]!;
     if (seen[d] === stamp) throw new UserError(`run: query ${JSON.stringify(qid)}: document ${JSON.stringify(t.docIds[d]!)} appears more than once`);
