@@ -10,7 +10,7 @@
  * very start skipped, 1-based line numbers, columns separated by runs of ASCII space, tab, `\r`,
  * `\f`, `\v` (as trec_eval splits them); blank lines are skipped.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { UserError, where } from '../core/errors.js';
 import { requireFile } from '../util/files.js';
@@ -296,7 +296,7 @@ interface SplitState {
  * the file) into `b`, skipping blank ones, until the batch is full or line `stopLine` (which is not
  * split) is reached. Advances `st`.
  */
-function splitLines(b: ColumnBatch, buf: Buffer, to: number, st: SplitState, stopLine: number): void {
+function splitLines(b: ColumnBatch, buf: Buffer, to: number, st: SplitState, stopLine: number, allAscii: boolean): void {
   const start = b.start;
   const end = b.end;
   let i = st.pos;
@@ -305,7 +305,7 @@ function splitLines(b: ColumnBatch, buf: Buffer, to: number, st: SplitState, sto
   while (i < to && n < BATCH_LINES && lineNo + 1 !== stopLine) {
     lineNo++;
     let count = 0;
-    let or = 0;
+    const lineStart = i;
     const base = n * MAX_COLUMNS;
     let c = 0;
     while (i < to) {
@@ -317,7 +317,6 @@ function splitLines(b: ColumnBatch, buf: Buffer, to: number, st: SplitState, sto
         while (i < to) {
           c = buf[i]!;
           if (c <= 0x20 && (c === 0x20 || (c >= 0x09 && c <= 0x0d))) break;
-          or |= c;
           i++;
         }
         if (count < MAX_COLUMNS) {
@@ -325,7 +324,6 @@ function splitLines(b: ColumnBatch, buf: Buffer, to: number, st: SplitState, sto
           end[base + count] = i;
         }
         count++;
-        or |= buf[s]!;
         continue;
       }
       if (c === LF) break;
@@ -339,7 +337,6 @@ function splitLines(b: ColumnBatch, buf: Buffer, to: number, st: SplitState, sto
       while (i < to) {
         c = buf[i]!;
         if (c <= 0x20 && (c === 0x20 || (c >= 0x09 && c <= 0x0d))) break;
-        or |= c;
         i++;
       }
       if (count < MAX_COLUMNS) {
@@ -352,7 +349,7 @@ function splitLines(b: ColumnBatch, buf: Buffer, to: number, st: SplitState, sto
     if (count === 0) continue;
     b.line[n] = lineNo;
     b.count[n] = count;
-    b.ascii[n] = or & 0x80 ? 0 : 1;
+    b.ascii[n] = allAscii || isAscii(buf.subarray(lineStart, i)) ? 1 : 0;
     n++;
   }
   b.n = n;
@@ -421,10 +418,11 @@ export async function scanColumnBatches(path: string, onBatch: (b: ColumnBatch) 
         to = lf + 1;
       }
       const valid = isUtf8(buf.subarray(0, to));
+      const allAscii = valid && isAscii(buf.subarray(0, to));
       const badLine = valid ? 0 : badUtf8Line(buf, 0, to, st.lineNo + 1);
       st.pos = 0;
       while (st.pos < to) {
-        splitLines(b, buf, to, st, badLine);
+        splitLines(b, buf, to, st, badLine, allAscii);
         if (b.n > 0) onBatch(b);
         if (st.lineNo + 1 === badLine) {
           throw new UserError(`${where(path, badLine)}invalid UTF-8 byte sequence (the file must be UTF-8)`);

@@ -15,7 +15,6 @@
 import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { compareUtf8, trecOrder } from '../metrics/rank.js';
-import { writeFileAtomic } from '../util/atomic.js';
 import { type QueryTable, runFromTable } from '../metrics/tables.js';
 import { QueryRows } from './query-rows.js';
 import { batchColumn, type ColumnBatch, ColumnInterner, MAX_COLUMNS, parseDecimal, scanColumnBatches } from './trec-columns.js';
@@ -122,9 +121,4 @@ export function formatTrecRun(run: Run, tag: string, queryOrder?: readonly strin
     }
   }
   return parts.join('');
-}
-
-/** Writes `formatTrecRun(run, tag, queryOrder)` to `path` atomically. */
-export function writeTrecRun(path: string, run: Run, tag: string, queryOrder?: readonly string[]): void {
-  writeFileAtomic(path, formatTrecRun(run, tag, queryOrder));
 }
