@@ -236,6 +236,18 @@ describe('number parsing from bytes', () => {
       expect(Object.is(dec(s), Number(s)), s).toBe(true);
     }
   });
+  it('gives the same double when it slices the chunk text of a batch (every chunk size)', async () => {
+    const r = prng(13);
+    const scores = Array.from({ length: 3000 }, () => score(r));
+    const p = file(scores.map((x, i) => `q${i} ${x}`).join('\n') + '\n');
+    for (const chunk of [64, 1000, undefined]) {
+      const got: number[] = [];
+      await scanColumnBatches(p, (b) => {
+        for (let j = 0; j < b.n; j++) got.push(parseDecimal(b.buf, b.start[j * 8 + 1]!, b.end[j * 8 + 1]!, b));
+      }, chunk);
+      got.forEach((v, i) => expect(Object.is(v, dec(scores[i]!)), scores[i]).toBe(true));
+    }
+  });
   it('rejects what the decimal grammar rejects', () => {
     for (const s of ['', '.', '+', '-', 'e5', '1e', '1e+', '0x10', 'nan', 'inf', '1.2.3', '1,5', '١']) {
       expect(Number.isNaN(dec(s)), s).toBe(true);

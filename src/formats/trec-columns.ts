@@ -48,6 +48,19 @@ export interface ColumnBatch {
   ascii: Uint8Array;
   start: Int32Array;
   end: Int32Array;
+  /** Bytes of `buf` holding the chunk's complete lines (those the batch's offsets point into). */
+  size: number;
+  /** `buf[0, size)` decoded as Latin-1, made on first use by `chunkText` (one per chunk). */
+  text: string | undefined;
+}
+
+/**
+ * The chunk of a batch as a Latin-1 string (one character per byte, so byte offsets are string
+ * offsets), decoded once per chunk: `parseDecimal` slices the numbers it hands to `Number()` from it
+ * instead of decoding each one from the bytes.
+ */
+export function chunkText(b: ColumnBatch): string {
+  return (b.text ??= b.buf.toString('latin1', 0, b.size));
 }
 
 const LF = 0x0a;
@@ -189,9 +202,10 @@ const TWO_53 = 2 ** 53;
  * from `buf[s, e)`. Returns NaN when the text is not such a number, else the double that `Number()`
  * gives for the text (possibly ±Infinity). Fast path (Clinger): a mantissa below 2^53 and a power of
  * ten up to 10^22 are both exact doubles, so one multiplication or division is correctly rounded;
- * anything else goes through `Number()` on the text.
+ * anything else goes through `Number()` on the text: sliced from `chunkText(batch)` when `buf` is
+ * that batch's chunk, else decoded from the bytes.
  */
-export function parseDecimal(buf: Buffer, s: number, e: number): number {
+export function parseDecimal(buf: Buffer, s: number, e: number, batch?: ColumnBatch): number {
   let i = s;
   let neg = false;
   if (i < e && (buf[i] === 0x2b || buf[i] === 0x2d)) neg = buf[i++] === 0x2d;
@@ -252,7 +266,7 @@ export function parseDecimal(buf: Buffer, s: number, e: number): number {
     const v = scale >= 0 ? mant * POW10[scale]! : mant / POW10[-scale]!;
     return neg ? -v : v;
   }
-  return Number(buf.toString('latin1', s, e));
+  return Number(batch !== undefined ? chunkText(batch).slice(s, e) : buf.toString('latin1', s, e));
 }
 
 /** Parses `[+-]?[0-9]+` from `buf[s, e)`; NaN when it is not such an integer or not a safe integer. */
@@ -379,6 +393,8 @@ export async function scanColumnBatches(path: string, onBatch: (b: ColumnBatch) 
     ascii: new Uint8Array(BATCH_LINES),
     start: new Int32Array(BATCH_LINES * MAX_COLUMNS),
     end: new Int32Array(BATCH_LINES * MAX_COLUMNS),
+    size: 0,
+    text: undefined,
   };
   const st: SplitState = { pos: 0, lineNo: 0 };
   try {
@@ -421,6 +437,8 @@ export async function scanColumnBatches(path: string, onBatch: (b: ColumnBatch) 
       const allAscii = valid && isAscii(buf.subarray(0, to));
       const badLine = valid ? 0 : badUtf8Line(buf, 0, to, st.lineNo + 1);
       st.pos = 0;
+      b.size = to;
+      b.text = undefined;
       while (st.pos < to) {
         splitLines(b, buf, to, st, badLine, allAscii);
         if (b.n > 0) onBatch(b);

@@ -43,7 +43,7 @@ function addRunLines(path: string, b: ColumnBatch, rows: QueryRows, docIds: Colu
       throw new UserError(`${where(path, b.line[j])}expected 6 columns (qid Q0 docid rank score tag), got ${b.count[j]!}`);
     }
     rows.enter(b, j);
-    const score = parseDecimal(buf, start[base + 4]!, end[base + 4]!);
+    const score = parseDecimal(buf, start[base + 4]!, end[base + 4]!, b);
     if (!Number.isFinite(score)) {
       throw new UserError(`${where(path, b.line[j], 'score')}not a finite number: ${quote(batchColumn(b, j, 4))}`);
     }
