@@ -42,8 +42,10 @@ export class QueryRows {
 
   /** Makes the query of batch line `j` (its column 0) the current one. */
   enter(b: ColumnBatch, j: number): void {
-    if (!this.tracker.changed(b, j, 0)) return;
-    const qid = batchColumn(b, j, 0);
+    if (this.tracker.changed(b, j, 0)) this.switchTo(batchColumn(b, j, 0));
+  }
+
+  private switchTo(qid: string): void {
     const known = this.byQid.get(qid);
     if (known === undefined) {
       this.cur = this.qids.length;
@@ -67,19 +69,13 @@ export class QueryRows {
    */
   add(doc: number, value: number, line: number): number {
     const q = this.cur;
-    if (doc >= this.mark.length) this.mark = grown(this.mark, doc + 1);
+    if (doc >= this.mark.length) this.mark = grown(this.mark, Math.max(doc + 1, 2 * this.mark.length));
     if (this.mark[doc] === q + 1) {
       for (let r = this.qFirst[q]!; r !== -1; r = this.rowNext[r]!) if (this.rowDoc[r] === doc) return this.rowLine[r]!;
     }
     this.mark[doc] = q + 1;
     const i = this.n++;
-    if (i >= this.rowQuery.length) {
-      this.rowQuery = grown(this.rowQuery, i + 1);
-      this.rowDoc = grown(this.rowDoc, i + 1);
-      this.rowLine = grown(this.rowLine, i + 1);
-      this.rowValue = grown(this.rowValue, i + 1);
-      this.rowNext = grown(this.rowNext, i + 1);
-    }
+    if (i >= this.rowQuery.length) this.growRows(i + 1);
     this.rowQuery[i] = q;
     this.rowDoc[i] = doc;
     this.rowLine[i] = line;
@@ -90,6 +86,14 @@ export class QueryRows {
     this.qLast[q] = i;
     this.qCount[q]!++;
     return 0;
+  }
+
+  private growRows(need: number): void {
+    this.rowQuery = grown(this.rowQuery, need);
+    this.rowDoc = grown(this.rowDoc, need);
+    this.rowLine = grown(this.rowLine, need);
+    this.rowValue = grown(this.rowValue, need);
+    this.rowNext = grown(this.rowNext, need);
   }
 
   /** The rows grouped by query (queries in first-appearance order, rows of a query in line order). */
