@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Qrels, Run } from '../src/core/types.js';
 import { readLineBatches, splitColumns } from '../src/formats/lines.js';
-import { column, ColumnInterner, parseDecimal, parseInteger, scanColumns } from '../src/formats/trec-columns.js';
+import { column, ColumnInterner, parseDecimal, parseInteger, scanColumnBatches, scanColumns } from '../src/formats/trec-columns.js';
 import { readTrecQrels } from '../src/formats/trec-qrels.js';
 import { parseScore, readTrecRun } from '../src/formats/trec-run.js';
 
@@ -159,6 +159,23 @@ describe('scanColumns (byte level) equals the line reader', () => {
   });
 });
 
+describe('batches of lines (scanColumnBatches)', () => {
+  it('equals the line reader past many batches, and stops at a bad line after the lines before it', async () => {
+    const r = prng(11);
+    const lines = Array.from({ length: 10000 }, (_, i) => (r() < 0.05 ? '' : `q${i % 97}${SEPS[i % SEPS.length]!}Q0 d${i} ${i} ${score(r)} t${r() < 0.2 ? '\r' : ''}`));
+    const p = file(lines.join('\n'));
+    const expected = await oldColumns(p);
+    for (const chunk of [100, 5000, undefined]) expect(await newColumns(p, chunk)).toEqual(expected);
+    const bad = Buffer.concat([Buffer.from(lines.slice(0, 9000).join('\n') + '\n'), Buffer.from([0xff]), Buffer.from('\n' + lines.slice(9001).join('\n'))]);
+    const pb = file(bad);
+    const seen: number[] = [];
+    await expect(scanColumnBatches(pb, (b) => {
+      for (let j = 0; j < b.n; j++) seen.push(b.line[j]!);
+    })).rejects.toThrow(/:9001: invalid UTF-8 byte sequence/);
+    expect(seen).toEqual(expected.filter(([line]) => line < 9001).map(([line]) => line));
+  });
+});
+
 describe('readers on tricky files', () => {
   it.each([4, 5])('readTrecRun and readTrecQrels equal the line readers (seed %i)', async (seed) => {
     const { run, qrels } = trickyFiles(seed);
@@ -204,6 +221,33 @@ describe('number parsing from bytes', () => {
       expect(Object.is(dec(s), Number(s)), s).toBe(true);
     }
   });
+  it('equals Number() on long mantissas, exponents near the exact range, signs and leading zeros', () => {
+    const r = prng(12);
+    const digits = (n: number) => Array.from({ length: n }, () => String(Math.floor(r() * 10))).join('');
+    for (let i = 0; i < 20000; i++) {
+      const sign = ['', '+', '-'][Math.floor(r() * 3)]!;
+      const int = r() < 0.2 ? '' : digits(1 + Math.floor(r() * 22));
+      const frac = r() < 0.3 && int !== '' ? '' : `.${digits(int === '' ? 1 + Math.floor(r() * 20) : Math.floor(r() * 20))}`;
+      const exp = r() < 0.5 ? '' : `${r() < 0.5 ? 'e' : 'E'}${['', '+', '-'][Math.floor(r() * 3)]!}${Math.floor(r() * 40)}`;
+      const s = `${sign}${r() < 0.2 ? '000' : ''}${int}${frac}${exp}`;
+      expect(Object.is(dec(s), Number(s)), s).toBe(true);
+    }
+    for (const s of ['9007199254740991', '9007199254740992', '9007199254740993', '1.7976931348623157e308', '2.2250738585072014e-308', '5e-324', '1e-22', '1e22', '123e20', '123e-20', '0.1e-21', '4503599627370497.5', '000000.000001']) {
+      expect(Object.is(dec(s), Number(s)), s).toBe(true);
+    }
+  });
+  it('gives the same double when it slices the chunk text of a batch (every chunk size)', async () => {
+    const r = prng(13);
+    const scores = Array.from({ length: 3000 }, () => score(r));
+    const p = file(scores.map((x, i) => `q${i} ${x}`).join('\n') + '\n');
+    for (const chunk of [64, 1000, undefined]) {
+      const got: number[] = [];
+      await scanColumnBatches(p, (b) => {
+        for (let j = 0; j < b.n; j++) got.push(parseDecimal(b.buf, b.start[j * 8 + 1]!, b.end[j * 8 + 1]!, b));
+      }, chunk);
+      got.forEach((v, i) => expect(Object.is(v, dec(scores[i]!)), scores[i]).toBe(true));
+    }
+  });
   it('rejects what the decimal grammar rejects', () => {
     for (const s of ['', '.', '+', '-', 'e5', '1e', '1e+', '0x10', 'nan', 'inf', '1.2.3', '1,5', '١']) {
       expect(Number.isNaN(dec(s)), s).toBe(true);
@@ -239,6 +283,22 @@ describe('ColumnInterner', () => {
     expect(first.size).toBe(1500);
     expect(reused).toBe(1500);
     expect(got.slice(3000)).toEqual(['dé', 'dè']);
+  });
+});
+
+describe('ColumnInterner ids', () => {
+  it('numbers distinct bytes 0, 1, 2, ... in order of first appearance, non-ASCII too', () => {
+    const interner = new ColumnInterner();
+    const words = ['b', 'a', 'é', 'b', 'é', '', 'ab', 'a', '🙂', 'ba'];
+    const ids = words.map((w) => {
+      const buf = Buffer.from(`<${w}>`);
+      return interner.id(buf, 1, buf.length - 1);
+    });
+    expect(ids).toEqual([0, 1, 2, 0, 2, 3, 4, 1, 5, 6]);
+    expect(interner.strings).toEqual(['b', 'a', 'é', '', 'ab', '🙂', 'ba']);
+    for (let i = 0; i < 5000; i++) expect(interner.id(Buffer.from(`x${i}`), 0, `x${i}`.length)).toBe(7 + i);
+    expect(interner.id(Buffer.from('é'), 0, 2)).toBe(2);
+    expect(interner.size).toBe(5007);
   });
 });
 

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../src/core/errors.js';
 import type { Run } from '../src/core/types.js';
 import { readRunFile } from '../src/formats/run-file.js';
-import { formatTrecRun, readTrecRun, writeTrecRun } from '../src/formats/trec-run.js';
+import { formatTrecRun, readTrecRun } from '../src/formats/trec-run.js';
+import { writeFileAtomic } from '../src/util/atomic.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skillret-metrics-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,7 +101,7 @@ describe('formatTrecRun', () => {
       ['q-2', [{ docId: '\u{1f600}', score: 2 }]],
     ]);
     const p = join(dir, 'sub', 'rt.trec');
-    writeTrecRun(p, src, 'rt', ['q-1', 'q-2']);
+    writeFileAtomic(p, formatTrecRun(src, 'rt', ['q-1', 'q-2']));
     const back = await readTrecRun(p);
     expect([...back.keys()]).toEqual(['q-1', 'q-2']);
     for (const [q, docs] of src) {

@@ -4,12 +4,22 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ScoredDoc } from '../src/core/types.js';
-import { completeness } from '../src/metrics/completeness.js';
-import { averagePrecision } from '../src/metrics/map.js';
-import { reciprocalRank } from '../src/metrics/mrr.js';
-import { ndcg } from '../src/metrics/ndcg.js';
-import { precision } from '../src/metrics/precision.js';
-import { recall } from '../src/metrics/recall.js';
+import { completeness as completenessOf } from '../src/metrics/completeness.js';
+import { averagePrecision as averagePrecisionOf } from '../src/metrics/map.js';
+import { reciprocalRank as reciprocalRankOf } from '../src/metrics/mrr.js';
+import { ndcg as ndcgOf } from '../src/metrics/ndcg.js';
+import { precision as precisionOf } from '../src/metrics/precision.js';
+import { recall as recallOf } from '../src/metrics/recall.js';
+import { type MeasureFn, rankedGrades } from '../src/metrics/relevance.js';
+
+/** A measure on a ranking (in trec_eval order) and its judgements, through `rankedGrades`. */
+const on = (f: MeasureFn) => (ranked: readonly ScoredDoc[], judged: ReadonlyMap<string, number>, k: number) => f(rankedGrades(ranked, judged), k);
+const completeness = on(completenessOf);
+const averagePrecision = on(averagePrecisionOf);
+const reciprocalRank = on(reciprocalRankOf);
+const ndcg = on(ndcgOf);
+const precision = on(precisionOf);
+const recall = on(recallOf);
 
 /** A ranking from ids, scores descending so the given order is the trec_eval order. */
 const ranking = (...docIds: string[]): ScoredDoc[] => docIds.map((docId, i) => ({ docId, score: docIds.length - i }));

@@ -5,13 +5,12 @@
  */
 import { statSync } from 'node:fs';
 import { UserError, where } from '../core/errors.js';
-import type { Qrels } from '../core/types.js';
-import { loadGold } from '../data/dataset.js';
-import { readQrelsFile } from '../formats/qrels-file.js';
+import { readJudgedFiles } from '../formats/judged-files.js';
 import { readRunFile } from '../formats/run-file.js';
-import { type Evaluation, evaluate } from '../metrics/evaluate.js';
+import { type Evaluation, evaluateTables } from '../metrics/evaluate.js';
 import { defaultMeasures, measureKey, parseMeasures } from '../metrics/measures.js';
 import { roundHalfEven } from '../metrics/round.js';
+import { type JudgedRun, tablesFromMaps } from '../metrics/tables.js';
 
 export interface ScoreRunOptions {
   /** TREC qrels file, SkillRet qrels JSONL file, or dataset folder (`<dir>/qrels/<split>.jsonl` ...). */
@@ -39,28 +38,28 @@ export interface ScoreResult {
 
 export const DEFAULT_KS: readonly number[] = [5, 10, 15];
 
-/** Loads qrels from a file or a dataset folder; also returns queries the folder had without gold. */
-async function loadQrels(path: string, split: string): Promise<{ qrels: Qrels; withoutGold: string[] }> {
+/** Loads qrels (a file or a dataset folder) and the run; also returns queries the folder had without gold. */
+async function loadJudged(o: ScoreRunOptions, split: string): Promise<{ judged: JudgedRun; withoutGold: string[] }> {
   let isDir: boolean;
   try {
-    isDir = statSync(path).isDirectory();
+    isDir = statSync(o.qrels).isDirectory();
   } catch {
-    throw new UserError(`${where(path)}qrels not found (expected a qrels file or a dataset folder)`);
+    throw new UserError(`${where(o.qrels)}qrels not found (expected a qrels file or a dataset folder)`);
   }
   if (isDir) {
-    const g = await loadGold(path, split);
-    return { qrels: g.qrels, withoutGold: g.queriesWithoutGold };
+    const { loadGold } = await import('../data/dataset.js'); // only for a folder: keeps scoring files' start-up small
+    const g = await loadGold(o.qrels, split);
+    return { judged: tablesFromMaps(g.qrels, await readRunFile(o.run, { split })), withoutGold: g.queriesWithoutGold };
   }
-  return { qrels: await readQrelsFile(path), withoutGold: [] };
+  return { judged: await readJudgedFiles(o.qrels, o.run, { split }), withoutGold: [] };
 }
 
 /** Scores one run file; throws a UserError (one line naming the file, line and field) on bad input. */
 export async function scoreRun(o: ScoreRunOptions): Promise<ScoreResult> {
   const split = o.split ?? 'test';
   const measures = o.measures !== undefined && o.measures.length > 0 ? parseMeasures(o.measures) : defaultMeasures(o.k ?? DEFAULT_KS);
-  const { qrels, withoutGold } = await loadQrels(o.qrels, split);
-  const run = await readRunFile(o.run, { split });
-  const evaluation = evaluate(qrels, run, measures);
+  const { judged, withoutGold } = await loadJudged(o, split);
+  const evaluation = evaluateTables(judged, measures);
   const metrics: Record<string, number> = {};
   for (const m of evaluation.measures) metrics[measureKey(m)] = roundHalfEven(evaluation.aggregate[measureKey(m)]!, 5);
   return { queries: evaluation.counts.evaluated, metrics, evaluation, queriesWithoutGold: withoutGold };

@@ -6,11 +6,20 @@
 import { UserError, where } from '../core/errors.js';
 import type { Qrels } from '../core/types.js';
 import { firstNonBlankChar } from './lines.js';
-import { readQrelsJsonl } from './qrels-jsonl.js';
 import { readTrecQrels } from './trec-qrels.js';
 
-export async function readQrelsFile(path: string): Promise<Qrels> {
+export type QrelsFileKind = 'trec' | 'jsonl';
+
+/** Which reader a qrels file needs, from its first non-blank character; an empty file is an error. */
+export async function detectQrelsFile(path: string): Promise<QrelsFileKind> {
   const c = await firstNonBlankChar(path);
   if (c === undefined) throw new UserError(`${where(path)}qrels file is empty`);
-  return c === '{' ? readQrelsJsonl(path) : readTrecQrels(path);
+  return c === '{' ? 'jsonl' : 'trec';
+}
+
+export async function readQrelsFile(path: string): Promise<Qrels> {
+  if ((await detectQrelsFile(path)) === 'trec') return readTrecQrels(path);
+  // loaded only for JSONL qrels: scoring TREC files starts up without it
+  const { readQrelsJsonl } = await import('./qrels-jsonl.js');
+  return readQrelsJsonl(path);
 }

@@ -5,7 +5,6 @@
  */
 import type { Run } from '../core/types.js';
 import { firstNonBlankChar } from './lines.js';
-import { readOfficialJson } from './official-json.js';
 import { readTrecRun } from './trec-run.js';
 
 export interface RunFileOptions {
@@ -21,5 +20,8 @@ export async function detectRunFile(path: string): Promise<RunFileKind> {
 }
 
 export async function readRunFile(path: string, opts: RunFileOptions = {}): Promise<Run> {
-  return (await detectRunFile(path)) === 'json' ? readOfficialJson(path, opts) : readTrecRun(path);
+  if ((await detectRunFile(path)) === 'trec') return readTrecRun(path);
+  // loaded only for JSON runs: scoring a TREC run starts up without it
+  const { readOfficialJson } = await import('./official-json.js');
+  return readOfficialJson(path, opts);
 }

@@ -12,52 +12,49 @@
 import { UserError, where } from '../core/errors.js';
 import type { Qrels } from '../core/types.js';
 import { compareUtf8 } from '../metrics/rank.js';
-import { column, ColumnInterner, parseInteger, sameBytes, scanColumns } from './trec-columns.js';
+import { qrelsFromTable, type QueryTable } from '../metrics/tables.js';
+import { QueryRows } from './query-rows.js';
+import { batchColumn, type ColumnBatch, ColumnInterner, MAX_COLUMNS, parseInteger, scanColumnBatches } from './trec-columns.js';
 
 function quote(s: string): string {
   const j = JSON.stringify(s);
   return j.length > 80 ? j.slice(0, 80) + '…"' : j;
 }
 
-/** Reads a TREC qrels file (see the module comment), byte by byte (trec-columns.ts). */
+/** Reads the rows of a TREC qrels file (see the module comment) into `rows`, doc ids interned by `docIds`. */
+function addQrelsLines(path: string, b: ColumnBatch, rows: QueryRows, docIds: ColumnInterner): void {
+  const { buf, start, end } = b;
+  for (let j = 0; j < b.n; j++) {
+    const base = j * MAX_COLUMNS;
+    if (b.count[j] !== 4) {
+      throw new UserError(`${where(path, b.line[j])}expected 4 columns (qid iter docid rel), got ${b.count[j]!}`);
+    }
+    const rel = parseInteger(buf, start[base + 3]!, end[base + 3]!);
+    if (Number.isNaN(rel)) throw new UserError(`${where(path, b.line[j], 'rel')}not an integer: ${quote(batchColumn(b, j, 3))}`);
+    rows.enter(b, j);
+    const doc = docIds.id(buf, start[base + 2]!, end[base + 2]!);
+    const first = rows.add(doc, rel === 0 ? 0 : rel, b.line[j]!); // no -0
+    if (first !== 0) {
+      throw new UserError(`${where(path, b.line[j], 'docid')}${quote(docIds.strings[doc]!)} judged twice for query ${quote(rows.qid)} (first at line ${first})`);
+    }
+  }
+}
+
+/**
+ * Reads a TREC qrels file (see the module comment), byte by byte (trec-columns.ts), as a table
+ * (metrics/tables.ts) whose documents are ids of `docIds` (share one interner with the run to
+ * evaluate the tables together).
+ */
+export async function readTrecQrelsTable(path: string, docIds: ColumnInterner): Promise<QueryTable> {
+  const rows = new QueryRows();
+  await scanColumnBatches(path, (b) => addQrelsLines(path, b, rows, docIds));
+  return rows.table();
+}
+
+/** Reads a TREC qrels file (see the module comment). */
 export async function readTrecQrels(path: string): Promise<Qrels> {
-  const qrels: Qrels = new Map();
-  /** qid -> line of each judgement, in map order (for duplicate errors). */
-  const linesOf = new Map<string, number[]>();
-  let qBytes: Buffer = Buffer.alloc(0);
-  let qid = '';
-  let judged = new Map<string, number>();
-  let lines: number[] = [];
   const docIds = new ColumnInterner();
-  await scanColumns(path, (l) => {
-    if (l.count !== 4) {
-      throw new UserError(`${where(path, l.line)}expected 4 columns (qid iter docid rel), got ${l.count}`);
-    }
-    const rel = parseInteger(l.buf, l.start[3]!, l.end[3]!);
-    if (Number.isNaN(rel)) throw new UserError(`${where(path, l.line, 'rel')}not an integer: ${quote(column(l, 3))}`);
-    if (!sameBytes(l, 0, qBytes, 0, qBytes.length)) {
-      qid = column(l, 0);
-      qBytes = Buffer.from(l.buf.subarray(l.start[0]!, l.end[0]!));
-      const known = qrels.get(qid);
-      if (known === undefined) {
-        judged = new Map();
-        lines = [];
-        qrels.set(qid, judged);
-        linesOf.set(qid, lines);
-      } else {
-        judged = known;
-        lines = linesOf.get(qid)!;
-      }
-    }
-    const docId = docIds.get(l, 2);
-    if (judged.has(docId)) {
-      const first = lines[[...judged.keys()].indexOf(docId)]!;
-      throw new UserError(`${where(path, l.line, 'docid')}${quote(docId)} judged twice for query ${quote(qid)} (first at line ${first})`);
-    }
-    lines.push(l.line);
-    judged.set(docId, rel === 0 ? 0 : rel); // no -0
-  });
-  return qrels;
+  return qrelsFromTable(await readTrecQrelsTable(path, docIds), docIds.strings);
 }
 
 /**

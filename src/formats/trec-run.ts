@@ -15,8 +15,9 @@
 import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { compareUtf8, trecOrder } from '../metrics/rank.js';
-import { writeFileAtomic } from '../util/atomic.js';
-import { column, ColumnInterner, parseDecimal, sameBytes, scanColumns } from './trec-columns.js';
+import { type QueryTable, runFromTable } from '../metrics/tables.js';
+import { QueryRows } from './query-rows.js';
+import { batchColumn, type ColumnBatch, ColumnInterner, MAX_COLUMNS, parseDecimal, scanColumnBatches } from './trec-columns.js';
 
 /** A decimal number as written by any TREC tool (no hex, no inf/nan). */
 const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -28,66 +29,47 @@ export function parseScore(s: string): number | undefined {
   return Number.isFinite(v) ? v : undefined;
 }
 
-/** Rankings up to this long are checked for duplicates pairwise. */
-const SHORT_RANKING = 64;
-
 function quote(s: string): string {
   const j = JSON.stringify(s);
   return j.length > 80 ? j.slice(0, 80) + '…"' : j;
 }
 
-/** Reads a TREC run file (see the module comment), byte by byte (trec-columns.ts). */
+/** Reads the rows of a TREC run file (see the module comment) into `rows`, doc ids interned by `docIds`. */
+function addRunLines(path: string, b: ColumnBatch, rows: QueryRows, docIds: ColumnInterner): void {
+  const { buf, start, end } = b;
+  for (let j = 0; j < b.n; j++) {
+    const base = j * MAX_COLUMNS;
+    if (b.count[j] !== 6) {
+      throw new UserError(`${where(path, b.line[j])}expected 6 columns (qid Q0 docid rank score tag), got ${b.count[j]!}`);
+    }
+    rows.enter(b, j);
+    const score = parseDecimal(buf, start[base + 4]!, end[base + 4]!, b);
+    if (!Number.isFinite(score)) {
+      throw new UserError(`${where(path, b.line[j], 'score')}not a finite number: ${quote(batchColumn(b, j, 4))}`);
+    }
+    const doc = docIds.id(buf, start[base + 2]!, end[base + 2]!);
+    const first = rows.add(doc, score, b.line[j]!);
+    if (first !== 0) {
+      throw new UserError(`${where(path, b.line[j], 'docid')}${quote(docIds.strings[doc]!)} appears twice for query ${quote(rows.qid)} (first at line ${first})`);
+    }
+  }
+}
+
+/**
+ * Reads a TREC run file (see the module comment), byte by byte (trec-columns.ts), as a table
+ * (metrics/tables.ts) whose documents are ids of `docIds` (share one interner with the qrels to
+ * evaluate the tables together).
+ */
+export async function readTrecRunTable(path: string, docIds: ColumnInterner): Promise<QueryTable> {
+  const rows = new QueryRows();
+  await scanColumnBatches(path, (b) => addRunLines(path, b, rows, docIds));
+  return rows.table();
+}
+
+/** Reads a TREC run file (see the module comment). */
 export async function readTrecRun(path: string): Promise<Run> {
-  const run: Run = new Map();
-  /** qid -> line of each document, in document order (for duplicate errors). */
-  const linesOf = new Map<string, number[]>();
-  // The current query (lines of one query are usually contiguous): its id, bytes and doc-id set.
-  let qid = '';
-  let qBytes: Buffer = Buffer.alloc(0);
-  let docs: ScoredDoc[] = [];
-  let lines: number[] = [];
-  // Duplicate check of the current query: pairwise while its ranking is short (doc ids are interned,
-  // so mostly one pointer comparison each), a Set once it is longer than SHORT_RANKING.
-  let ids: Set<string> | undefined;
-  const isDuplicate = (docId: string): boolean => {
-    if (ids !== undefined) return ids.has(docId);
-    for (let j = 0; j < docs.length; j++) if (docs[j]!.docId === docId) return true;
-    return false;
-  };
   const docIds = new ColumnInterner();
-  await scanColumns(path, (l) => {
-    if (l.count !== 6) {
-      throw new UserError(`${where(path, l.line)}expected 6 columns (qid Q0 docid rank score tag), got ${l.count}`);
-    }
-    if (!sameBytes(l, 0, qBytes, 0, qBytes.length)) {
-      qid = column(l, 0);
-      qBytes = Buffer.from(l.buf.subarray(l.start[0]!, l.end[0]!)); // a copy: the chunk is reused
-      ids = undefined;
-      const known = run.get(qid);
-      if (known === undefined) {
-        docs = [];
-        lines = [];
-        run.set(qid, docs);
-        linesOf.set(qid, lines);
-      } else {
-        docs = known;
-        lines = linesOf.get(qid)!;
-        if (docs.length > SHORT_RANKING) ids = new Set(docs.map((d) => d.docId));
-      }
-    }
-    const score = parseDecimal(l.buf, l.start[4]!, l.end[4]!);
-    if (!Number.isFinite(score)) throw new UserError(`${where(path, l.line, 'score')}not a finite number: ${quote(column(l, 4))}`);
-    const docId = docIds.get(l, 2);
-    if (isDuplicate(docId)) {
-      const first = lines[docs.findIndex((d) => d.docId === docId)]!;
-      throw new UserError(`${where(path, l.line, 'docid')}${quote(docId)} appears twice for query ${quote(qid)} (first at line ${first})`);
-    }
-    lines.push(l.line);
-    docs.push({ docId, score });
-    if (ids !== undefined) ids.add(docId);
-    else if (docs.length > SHORT_RANKING) ids = new Set(docs.map((d) => d.docId));
-  });
-  return run;
+  return runFromTable(await readTrecRunTable(path, docIds), docIds.strings);
 }
 
 const TREC_SPACE = /[ \t\n\r\f\v]/;
@@ -139,9 +121,4 @@ export function formatTrecRun(run: Run, tag: string, queryOrder?: readonly strin
     }
   }
   return parts.join('');
-}
-
-/** Writes `formatTrecRun(run, tag, queryOrder)` to `path` atomically. */
-export function writeTrecRun(path: string, run: Run, tag: string, queryOrder?: readonly string[]): void {
-  writeFileAtomic(path, formatTrecRun(run, tag, queryOrder));
 }

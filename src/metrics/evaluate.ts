@@ -17,16 +17,17 @@
  *   drop it silently) and reported in `counts.queryIdAsDoc` so it is never silent (docs/protocol.md §7 rule 9).
  */
 import { UserError } from '../core/errors.js';
-import type { Qrels, Run, ScoredDoc } from '../core/types.js';
+import type { Qrels, Run } from '../core/types.js';
 import { completeness } from './completeness.js';
 import { averagePrecision } from './map.js';
 import { type Measure, type MeasureName, measureKey } from './measures.js';
 import { reciprocalRank } from './mrr.js';
 import { ndcg } from './ndcg.js';
 import { precision } from './precision.js';
-import { compareUtf8, trecOrder } from './rank.js';
+import { compareUtf8, trecOrderRows } from './rank.js';
 import { recall } from './recall.js';
-import { countRelevant, type MeasureFn } from './relevance.js';
+import { type MeasureFn, type RankedGrades, RELEVANCE_LEVEL } from './relevance.js';
+import { type JudgedRun, tablesFromMaps } from './tables.js';
 
 /** The function behind each measure name. */
 export const MEASURE_FNS: Readonly<Record<MeasureName, MeasureFn>> = {
@@ -66,53 +67,17 @@ export interface Evaluation {
   counts: EvaluationCounts;
 }
 
-/** Scores one query's ranking (any order) on `measures`; keys as `measureKey`. */
-export function evaluateQuery(
-  qid: string,
-  docs: readonly ScoredDoc[],
-  judged: ReadonlyMap<string, number>,
-  measures: readonly Measure[],
-): Record<string, number> {
-  return scoreQuery(qid, docs, judged, measures, measures.map(measureKey));
-}
-
-/** The duplicate check of one ranking: pairwise for short rankings (no allocation), else a Set. */
-function checkRanking(qid: string, docs: readonly ScoredDoc[]): void {
-  const dup = (d: ScoredDoc) => new UserError(`run: query ${JSON.stringify(qid)}: document ${JSON.stringify(d.docId)} appears more than once`);
-  if (docs.length <= 64) {
-    for (let i = 0; i < docs.length; i++) {
-      const d = docs[i]!;
-      for (let j = 0; j < i; j++) if (docs[j]!.docId === d.docId) throw dup(d);
-    }
-  } else {
-    const seen = new Set<string>();
-    for (const d of docs) {
-      if (seen.has(d.docId)) throw dup(d);
-      seen.add(d.docId);
-    }
-  }
-  for (const d of docs) {
-    if (!Number.isFinite(d.score)) {
-      throw new UserError(`run: query ${JSON.stringify(qid)}: document ${JSON.stringify(d.docId)}: score is not a finite number (${String(d.score)})`);
-    }
-  }
-}
-
-function scoreQuery(
-  qid: string,
-  docs: readonly ScoredDoc[],
-  judged: ReadonlyMap<string, number>,
-  measures: readonly Measure[],
-  keys: readonly string[],
-): Record<string, number> {
-  checkRanking(qid, docs);
-  const ranked = trecOrder(docs);
-  const out: Record<string, number> = {};
-  for (let j = 0; j < measures.length; j++) {
-    const m = measures[j]!;
-    out[keys[j]!] = MEASURE_FNS[m.name](ranked, judged, m.k);
-  }
-  return out;
+/**
+ * The means of `columns` values over queries, summed in trec_eval's order (query ids ascending by
+ * UTF-8 bytes) and divided by the number of queries: `value(i, j)` is query `qids[i]`'s value of
+ * column j. NaN for every column when there is no query.
+ */
+function meansInTrecOrder(qids: readonly string[], columns: number, value: (i: number, j: number) => number): Float64Array {
+  const order = qids.map((_, i) => i).sort((a, b) => compareUtf8(qids[a]!, qids[b]!));
+  const sums = new Float64Array(columns);
+  for (const i of order) for (let j = 0; j < columns; j++) sums[j]! += value(i, j);
+  for (let j = 0; j < columns; j++) sums[j] = qids.length === 0 ? Number.NaN : sums[j]! / qids.length;
+  return sums;
 }
 
 /**
@@ -126,18 +91,15 @@ export function aggregate(
   perQuery: ReadonlyMap<string, Readonly<Record<string, number>>>,
   keys: readonly string[],
 ): Record<string, number> {
-  const qids = [...perQuery.keys()].sort(compareUtf8);
-  const sums = new Array<number>(keys.length).fill(0);
-  for (const qid of qids) {
-    const rec = perQuery.get(qid)!;
-    for (let j = 0; j < keys.length; j++) {
-      const v = rec[keys[j]!];
-      if (v === undefined) throw new Error(`aggregate: query ${qid} has no value for ${keys[j]!}`);
-      sums[j]! += v;
-    }
-  }
+  const qids = [...perQuery.keys()];
+  const recs = [...perQuery.values()];
+  const means = meansInTrecOrder(qids, keys.length, (i, j) => {
+    const v = recs[i]![keys[j]!];
+    if (v === undefined) throw new Error(`aggregate: query ${qids[i]!} has no value for ${keys[j]!}`);
+    return v;
+  });
   const out: Record<string, number> = {};
-  for (let j = 0; j < keys.length; j++) out[keys[j]!] = qids.length === 0 ? Number.NaN : sums[j]! / qids.length;
+  for (let j = 0; j < keys.length; j++) out[keys[j]!] = means[j]!;
   return out;
 }
 
@@ -146,54 +108,113 @@ export function aggregate(
  * UserError when no query is in both (like trec_eval), on duplicate doc ids and non-finite scores.
  */
 export function evaluate(qrels: Qrels, run: Run, measures: readonly Measure[]): Evaluation {
-  if (measures.length === 0) throw new UserError('no measures to compute');
-  const keys = measures.map(measureKey);
-  const ks = [...new Set(measures.map((m) => m.k))].sort((a, b) => a - b);
-  const moreGoldThanK: Record<string, number> = {};
-  for (const k of ks) moreGoldThanK[String(k)] = 0;
+  return evaluateTables(tablesFromMaps(qrels, run), measures);
+}
 
-  const perQuery = new Map<string, Record<string, number>>();
+/** Sorts `a[0 .. n)` descending (insertion sort while short: `n` is a query's relevant count). */
+function sortDescending(a: Float64Array, n: number): void {
+  if (n > 32) {
+    a.subarray(0, n).sort().reverse();
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const v = a[i]!;
+    let p = i;
+    while (p > 0 && a[p - 1]! < v) {
+      a[p] = a[p - 1]!;
+      p--;
+    }
+    a[p] = v;
+  }
+}
+
+/**
+ * `evaluate` on the typed-array form (tables.ts): the one evaluator. Per evaluated query: the
+ * duplicate and finite checks, the ranking in trec_eval order, its grades, then every measure.
+ */
+export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Evaluation {
+  if (measures.length === 0) throw new UserError('no measures to compute');
+  const { docIds, qrels, run } = t;
+  const keys = measures.map(measureKey);
+  const fns: MeasureFn[] = measures.map((m) => MEASURE_FNS[m.name]);
+  const cutoffs = measures.map((m) => m.k);
+  const ks = [...new Set(cutoffs)].sort((a, b) => a - b);
+  const moreGold = new Int32Array(ks.length);
+  const nm = measures.length;
+
+  const runIndex = new Map<string, number>();
+  run.qids.forEach((q, i) => runIndex.set(q, i));
   const missingFromRun: string[] = [];
   const noRelevant: string[] = [];
   const queryIdAsDoc: string[] = [];
   let emptyRankings = 0;
 
-  for (const [qid, judged] of qrels) {
-    const numRel = countRelevant(judged);
-    const docs = run.get(qid);
-    if (docs === undefined) {
+  const evaluated: string[] = [];
+  const values = new Float64Array(Math.max(1, qrels.qids.length) * nm);
+  /** grade of each document for the current query (0 elsewhere), and a per-query stamp for the duplicate check */
+  const gradeOf = new Float64Array(docIds.length);
+  const seen = new Int32Array(docIds.length);
+  let longest = 0;
+  for (let q = 0; q < run.qids.length; q++) longest = Math.max(longest, run.offs[q + 1]! - run.offs[q]!);
+  let widest = 0;
+  for (let q = 0; q < qrels.qids.length; q++) widest = Math.max(widest, qrels.offs[q + 1]! - qrels.offs[q]!);
+  const g: RankedGrades = { grades: new Float64Array(longest), length: 0, numRel: 0, ideal: new Float64Array(widest), idealLength: 0 };
+  const order = new Int32Array(longest);
+
+  for (let qq = 0; qq < qrels.qids.length; qq++) {
+    const qid = qrels.qids[qq]!;
+    const rq = runIndex.get(qid);
+    if (rq === undefined) {
       missingFromRun.push(qid);
       continue;
     }
+    const r0 = run.offs[rq]!;
+    const n = run.offs[rq + 1]! - r0;
+    checkRanking(qid, t, r0, n, seen, evaluated.length + 1);
+    gradeRanking(g, t, qq, r0, n, order, gradeOf);
     // trec_eval 10.0 evaluates a judged query without a relevant document like any other: zeros.
-    if (numRel === 0) noRelevant.push(qid);
-    perQuery.set(qid, scoreQuery(qid, docs, judged, measures, keys));
-    if (docs.length === 0) emptyRankings++;
-    for (const d of docs) {
-      if (d.docId === qid) {
-        queryIdAsDoc.push(qid);
-        break;
-      }
-    }
-    for (const k of ks) if (numRel > k) moreGoldThanK[String(k)]!++;
+    if (g.numRel === 0) noRelevant.push(qid);
+    const at = evaluated.length * nm;
+    for (let m = 0; m < nm; m++) values[at + m] = fns[m]!(g, cutoffs[m]!);
+    evaluated.push(qid);
+    if (n === 0) emptyRankings++;
+    if (listsItself(qid, t, r0, n)) queryIdAsDoc.push(qid);
+    for (let i = 0; i < ks.length; i++) if (g.numRel > ks[i]!) moreGold[i]!++;
   }
 
-  const notInQrels: string[] = [];
-  for (const qid of run.keys()) if (!qrels.has(qid)) notInQrels.push(qid);
+  const qrelsIds = new Set(qrels.qids);
+  const notInQrels = run.qids.filter((q) => !qrelsIds.has(q));
 
-  if (perQuery.size === 0) {
+  if (evaluated.length === 0) {
     throw new UserError(
-      `no query is both in the run (${run.size} queries) and in the qrels (${qrels.size} queries): wrong split or files?`,
+      `no query is both in the run (${run.qids.length} queries) and in the qrels (${qrels.qids.length} queries): wrong split or files?`,
     );
   }
+  const means = meansInTrecOrder(evaluated, nm, (i, j) => values[i * nm + j]!);
+  const aggregateOut: Record<string, number> = {};
+  for (let j = 0; j < nm; j++) aggregateOut[keys[j]!] = means[j]!;
+  const moreGoldThanK: Record<string, number> = {};
+  ks.forEach((k, i) => (moreGoldThanK[String(k)] = moreGold[i]!));
 
+  let perQuery: Map<string, Record<string, number>> | undefined;
   return {
     measures: [...measures],
-    perQuery,
-    aggregate: aggregate(perQuery, keys),
+    // built on first use: `score` prints only the means
+    get perQuery(): Map<string, Record<string, number>> {
+      if (perQuery === undefined) {
+        perQuery = new Map();
+        for (let i = 0; i < evaluated.length; i++) {
+          const rec: Record<string, number> = {};
+          for (let j = 0; j < nm; j++) rec[keys[j]!] = values[i * nm + j]!;
+          perQuery.set(evaluated[i]!, rec);
+        }
+      }
+      return perQuery;
+    },
+    aggregate: aggregateOut,
     counts: {
-      evaluated: perQuery.size,
-      qrelsQueries: qrels.size,
+      evaluated: evaluated.length,
+      qrelsQueries: qrels.qids.length,
       missingFromRun,
       notInQrels,
       emptyRankings,
@@ -202,4 +223,56 @@ export function evaluate(qrels: Qrels, run: Run, measures: readonly Measure[]): 
       queryIdAsDoc,
     },
   };
+}
+
+/**
+ * Fills `g` for qrels query `qq` and its ranking, run rows r0 .. r0 + n: the ranking in trec_eval
+ * order (`order`: scratch), the grade at each rank, the relevant count and the ideal gains.
+ * `gradeOf`: all zeros, and left so.
+ */
+function gradeRanking(g: RankedGrades, t: JudgedRun, qq: number, r0: number, n: number, order: Int32Array, gradeOf: Float64Array): void {
+  const { qrels, run } = t;
+  const j0 = qrels.offs[qq]!;
+  const j1 = qrels.offs[qq + 1]!;
+  let numRel = 0;
+  let idealLength = 0;
+  for (let j = j0; j < j1; j++) {
+    const grade = qrels.value[j]!;
+    if (grade >= RELEVANCE_LEVEL) numRel++;
+    if (grade > 0) g.ideal[idealLength++] = grade;
+    gradeOf[qrels.doc[j]!] = grade;
+  }
+  sortDescending(g.ideal, idealLength);
+  trecOrderRows(order, r0, n, run.value, run.doc, t.docIds);
+  const grades = g.grades;
+  for (let i = 0; i < n; i++) grades[i] = gradeOf[run.doc[order[i]!]!]!;
+  for (let j = j0; j < j1; j++) gradeOf[qrels.doc[j]!] = 0;
+  g.length = n;
+  g.numRel = numRel;
+  g.idealLength = idealLength;
+}
+
+/** Whether run rows r0 .. r0 + n list a document whose id is the query id. */
+function listsItself(qid: string, t: JudgedRun, r0: number, n: number): boolean {
+  for (let r = r0; r < r0 + n; r++) if (t.docIds[t.run.doc[r]!] === qid) return true;
+  return false;
+}
+
+/**
+ * The duplicate and finite checks of rows r0 .. r0 + n of a run table (`seen`: a per-document stamp,
+ * `stamp` unique to this query): a doc id twice, or a non-finite score, is a UserError.
+ */
+function checkRanking(qid: string, t: JudgedRun, r0: number, n: number, seen: Int32Array, stamp: number): void {
+  const { doc, value } = t.run;
+  const r1 = r0 + n;
+  for (let r = r0; r < r1; r++) {
+    const d = doc[r]!;
+    if (seen[d] === stamp) throw new UserError(`run: query ${JSON.stringify(qid)}: document ${JSON.stringify(t.docIds[d]!)} appears more than once`);
+    seen[d] = stamp;
+  }
+  for (let r = r0; r < r1; r++) {
+    if (!Number.isFinite(value[r])) {
+      throw new UserError(`run: query ${JSON.stringify(qid)}: document ${JSON.stringify(t.docIds[doc[r]!]!)}: score is not a finite number (${String(value[r])})`);
+    }
+  }
 }

@@ -3,20 +3,19 @@
  * documents at rank r <= k, of (relevant within the top r) / r, divided by ALL relevant documents of
  * the query (not min(k, R)). 0 when the query has no relevant document.
  */
-import type { ScoredDoc } from '../core/types.js';
-import { countRelevant, isRelevant } from './relevance.js';
+import { type RankedGrades, RELEVANCE_LEVEL } from './relevance.js';
 
-export function averagePrecision(ranked: readonly ScoredDoc[], judged: ReadonlyMap<string, number>, k: number): number {
-  const numRel = countRelevant(judged);
-  if (numRel === 0) return 0;
+export function averagePrecision(g: RankedGrades, k: number): number {
+  if (g.numRel === 0) return 0;
+  const grades = g.grades;
   let relSoFar = 0;
   let sum = 0;
-  const n = Math.min(k, ranked.length);
+  const n = Math.min(k, g.length);
   for (let i = 0; i < n; i++) {
-    if (isRelevant(judged.get(ranked[i]!.docId))) {
+    if (grades[i]! >= RELEVANCE_LEVEL) {
       relSoFar++;
       sum += relSoFar / (i + 1);
     }
   }
-  return sum / numRel;
+  return sum / g.numRel;
 }

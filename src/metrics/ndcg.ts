@@ -4,20 +4,19 @@
  * uses all judged grades > 0 of the query sorted descending, cut at k. When the ideal DCG is 0 the
  * value is the (then 0) DCG. Sums run in the same order as trec_eval's, so results match bit for bit.
  */
-import type { ScoredDoc } from '../core/types.js';
+import type { RankedGrades } from './relevance.js';
 
-export function ndcg(ranked: readonly ScoredDoc[], judged: ReadonlyMap<string, number>, k: number): number {
+export function ndcg(g: RankedGrades, k: number): number {
+  const grades = g.grades;
   let dcg = 0;
-  const n = Math.min(k, ranked.length);
+  const n = Math.min(k, g.length);
   for (let i = 0; i < n; i++) {
-    const gain = judged.get(ranked[i]!.docId) ?? 0;
+    const gain = grades[i]!;
     if (gain > 0) dcg += gain / Math.log2(i + 2);
   }
-  const gains: number[] = [];
-  for (const g of judged.values()) if (g > 0) gains.push(g);
-  gains.sort((a, b) => b - a);
+  const ideal = g.ideal;
   let idcg = 0;
-  const m = Math.min(k, gains.length);
-  for (let i = 0; i < m; i++) idcg += gains[i]! / Math.log2(i + 2);
+  const m = Math.min(k, g.idealLength);
+  for (let i = 0; i < m; i++) idcg += ideal[i]! / Math.log2(i + 2);
   return idcg > 0 ? dcg / idcg : dcg;
 }

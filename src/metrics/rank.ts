@@ -41,9 +41,41 @@ function fixupUnit(u: number): number {
 
 /** trec_eval's `comp_sim_docno`: higher score first; equal scores by doc id, larger bytes first. */
 export function compareTrec(a: ScoredDoc, b: ScoredDoc): number {
-  if (a.score > b.score) return -1;
-  if (a.score < b.score) return 1;
-  return compareUtf8(b.docId, a.docId);
+  return compareScored(a.score, a.docId, b.score, b.docId);
+}
+
+/** `compareTrec` on a document given as its score and id (for rankings held in typed arrays). */
+export function compareScored(scoreA: number, idA: string, scoreB: number, idB: string): number {
+  if (scoreA > scoreB) return -1;
+  if (scoreA < scoreB) return 1;
+  return compareUtf8(idB, idA);
+}
+
+/** Rankings up to this long are ordered by insertion sort (no allocation). */
+const SHORT_RANKING = 32;
+
+/**
+ * Puts rows `r0 .. r0 + n` of a ranking held in typed arrays (`score[row]`, `docIds[doc[row]]`) in
+ * trec_eval order, writing the rows into `order[0 .. n)`. Doc ids must be distinct.
+ */
+export function trecOrderRows(order: Int32Array, r0: number, n: number, score: Float64Array, doc: Int32Array, docIds: readonly string[]): void {
+  if (n > SHORT_RANKING) {
+    const rows = Array.from({ length: n }, (_, i) => r0 + i);
+    rows.sort((a, b) => compareScored(score[a]!, docIds[doc[a]!]!, score[b]!, docIds[doc[b]!]!));
+    order.set(rows);
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const row = r0 + i;
+    const s = score[row]!;
+    const id = docIds[doc[row]!]!;
+    let p = i;
+    while (p > 0 && compareScored(s, id, score[order[p - 1]!]!, docIds[doc[order[p - 1]!]!]!) < 0) {
+      order[p] = order[p - 1]!;
+      p--;
+    }
+    order[p] = row;
+  }
 }
 
 /**

@@ -1,11 +1,10 @@
 import { renameSync, writeFileSync, openSync, fsyncSync, closeSync, rmSync } from 'node:fs';
-import { makeDirs } from './dirs.js';
+import { makeDirs, randomHex } from './dirs.js';
 import { dirname, basename, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 
 /** Temporary sibling path for an atomic write (same folder, so rename is atomic). */
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomHex(4)}.tmp`);
 }
 
 /**

@@ -7,7 +7,14 @@
  */
 import { accessSync, constants, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+
+/**
+ * `n` random bytes in hex, for unique temporary names. Web Crypto (a global, loaded on first use),
+ * so importing this module does not load node:crypto: `score` starts up without it.
+ */
+export function randomHex(n: number): string {
+  return Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(n))).toString('hex');
+}
 
 /** A filesystem error in words (the code and the OS message), never a stack. */
 export function fsErrorText(e: unknown): string {
@@ -77,7 +84,7 @@ export function writableDirProblem(dir: string): string | null {
     if (st && !st.isDirectory()) return `${abs} is a file, not a folder`;
     makeDirs(abs);
     accessSync(abs, constants.W_OK | constants.X_OK);
-    const probe = join(abs, `.skillret-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const probe = join(abs, `.skillret-probe-${process.pid}-${randomHex(4)}`);
     writeFileSync(probe, '');
     rmSync(probe, { force: true });
     return null;
