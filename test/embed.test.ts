@@ -146,7 +146,8 @@ describe('decoder (Qwen3-shaped, left padding) last-token pooling', () => {
     const [v] = await e.embed([TEXTS[2]!], 'document');
     const ids = [...wordIds(dec, TEXTS[2]!).slice(0, 3), dec.ids['<|endoftext|>']!];
     expectClose(v!, pool(dec.referenceForward(ids).hidden, 'last', false));
-    expect(e.lastRun).toMatchObject({ truncatedTexts: 1, tokensDropped: wordIds(dec, TEXTS[2]!).length + 1 - 4 });
+    expect(e.lastRun).toMatchObject({ truncatedTexts: 1 });
+    expect(e.lastRun).not.toHaveProperty('tokensDropped');
     await e.dispose();
   });
 });
@@ -165,7 +166,7 @@ describe('prefixes, truncation, batching', () => {
     await plain.dispose();
   });
 
-  it('cuts at min(maxTokens, model max), keeps [CLS] … [SEP], and counts what it dropped', async () => {
+  it('cuts at min(maxTokens, model max), keeps [CLS] … [SEP], and says exactly which texts it cut', async () => {
     const long = Array.from({ length: 100 }, (_, i) => TINY_LOOP[i % TINY_LOOP.length]).join(' '); // 102 tokens with specials
     const e = await load(enc.dir, { pooling: 'cls', maxTokens: 1000 });
     expect(e.modelMaxLength).toBe(64);
@@ -173,13 +174,18 @@ describe('prefixes, truncation, batching', () => {
     const [v] = await e.embed([long, 'deploy'], 'document');
     const ids = [enc.ids['[CLS]']!, ...wordIds(enc, long).slice(0, 62), enc.ids['[SEP]']!];
     expectClose(v!, pool(enc.referenceForward(ids).hidden, 'cls', false));
-    expect(e.lastRun).toMatchObject({ texts: 2, truncatedTexts: 1, tokensDropped: 102 - 64, tokens: 64 + 3 });
+    expect(e.lastRun).toMatchObject({ texts: 2, truncatedTexts: 1, tokens: 64 + 3 });
 
     const e8 = await load(enc.dir, { pooling: 'mean', maxTokens: 8 });
     expect(e8.maxLength).toBe(8);
     const tok = e8.tokenize([long], 'document')[0]!;
     expect(tok.ids).toEqual([enc.ids['[CLS]']!, ...wordIds(enc, long).slice(0, 6), enc.ids['[SEP]']!]);
-    expect(tok.fullLength).toBe(102);
+    expect(tok.truncated).toBe(true);
+    // At the edge: 6 words + [CLS] [SEP] fit 8 tokens exactly, 7 words do not.
+    const [fits, over] = e8.tokenize([TINY_LOOP.slice(0, 6).join(' '), TINY_LOOP.slice(0, 7).join(' ')], 'document');
+    expect(fits).toEqual({ ids: [enc.ids['[CLS]']!, ...wordIds(enc, TINY_LOOP.slice(0, 6).join(' ')), enc.ids['[SEP]']!], truncated: false });
+    expect(over!.truncated).toBe(true);
+    expect(over!.ids).toHaveLength(8);
     await e.dispose();
     await e8.dispose();
   });
@@ -214,7 +220,8 @@ describe('pure parts', () => {
       return s ? [101, ...ids, 102] : ids;
     });
     expect(frame).toEqual({ prefix: [101], suffix: [102] });
-    expect(frameAndTruncate([1, 2, 3, 4, 5], frame, 4)).toEqual({ ids: [101, 1, 2, 102], fullLength: 7 });
-    expect(frameAndTruncate([1, 2], frame, 4)).toEqual({ ids: [101, 1, 2, 102], fullLength: 4 });
+    expect(frameAndTruncate([1, 2, 3, 4, 5], frame, 4)).toEqual({ ids: [101, 1, 2, 102], truncated: true });
+    expect(frameAndTruncate([1, 2, 3], frame, 4)).toEqual({ ids: [101, 1, 2, 102], truncated: true });
+    expect(frameAndTruncate([1, 2], frame, 4)).toEqual({ ids: [101, 1, 2, 102], truncated: false });
   });
 });

@@ -88,10 +88,13 @@ function expectSame(ref: PreTrainedTokenizer, fast: PreTrainedTokenizer, encode:
     // The model's tokenize replaced: transformers.js's own encode goes through it.
     expect(fast.encode(text, { add_special_tokens: false }), JSON.stringify(text.slice(0, 60))).toEqual(want);
     expect(allIds(encode, text), JSON.stringify(text.slice(0, 60))).toEqual(want);
-    // Only the head: same ids, same full count.
-    const head: number[] = [];
-    expect(encode(text, head, 5)).toBe(want.length);
-    expect(head).toEqual(want.slice(0, 5));
+    // Only the head, tokenised no further than needed: the same first ids, and a count that says
+    // exactly whether the text has more than `limit` ids.
+    for (const limit of new Set([0, 1, 5, 126, want.length - 1, want.length, want.length + 1].filter((l) => l >= 0))) {
+      const head: number[] = [];
+      expect(encode(text, head, limit), `limit ${limit}`).toBe(Math.min(want.length, limit + 1));
+      expect(head, `limit ${limit}`).toEqual(want.slice(0, limit));
+    }
   }
 }
 
