@@ -12,6 +12,7 @@ import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.
 import { resolveModel } from '../src/models/resolve.js';
 import { bucketWidth } from '../src/util/length-buckets.js';
 import { frameAndTruncate, learnFrame } from '../src/retrieval/dense/token-frame.js';
+import { poolBatch } from '../src/retrieval/dense/pooling.js';
 
 let root: string;
 let enc: TinyModelInfo;
@@ -214,6 +215,22 @@ describe('prefixes, truncation, batching', () => {
 const TINY_LOOP = ['skill', 'search', 'agent', 'code', 'data', 'file', 'test', 'user'];
 
 describe('pure parts', () => {
+  it('poolBatch reads number and bigint masks alike, either padding side, and pools only the rows asked for', () => {
+    // [B=3, T=3, H=2]: row 0 right-padded (2 real), row 1 left-padded (2 real), row 2 a filler copy.
+    const data = Float32Array.from([1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 9, 1, 2, 3, 4, 0, 0]);
+    const numbers = [1, 1, 0, 0, 1, 1, 1, 1, 0];
+    const bigints = BigInt64Array.from(numbers.map(BigInt));
+    const h = { data, batch: 3, tokens: 3, hidden: 2 };
+    for (const mask of [numbers, bigints]) {
+      expect(poolBatch(h, mask, 'cls', false, 2).map((v) => Array.from(v))).toEqual([[1, 2], [5, 6]]);
+      expect(poolBatch(h, mask, 'last_token', false, 2).map((v) => Array.from(v))).toEqual([[3, 4], [7, 9]]);
+      expect(poolBatch(h, mask, 'mean', false, 2).map((v) => Array.from(v))).toEqual([[2, 3], [6, 7.5]]);
+      expect(poolBatch(h, mask, 'mean', false)).toHaveLength(3);
+    }
+    expect(() => poolBatch(h, numbers, 'cls', false, 4)).toThrow('pooling: 4 rows asked of a batch of 3');
+    expect(() => poolBatch(h, [0, 0, 0, 1, 1, 1, 1, 1, 1], 'cls', false)).toThrow('pooling: text 0 of the batch has no real token');
+  });
+
   it('frameAndTruncate keeps the special-token frame', () => {
     const frame = learnFrame((t, s) => {
       const ids = t.split(' ').map((w) => w.length);

@@ -33,6 +33,8 @@ export const CHUNK_VERSION = 2;
 const HEADER = 24;
 const RECORD = 40;
 const TRAILER = 32;
+/** Float32Array bytes are the file's little-endian floats as they are (else written one by one). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export interface EmbeddingKeyParts {
   modelSha256: string;
@@ -118,7 +120,12 @@ export function encodeChunk(keys: readonly string[], entries: readonly CachedEmb
   });
   let o = HEADER + count * RECORD;
   for (const e of entries) {
-    for (let j = 0; j < dim; j++, o += 4) buf.writeFloatLE(e.vector[j]!, o);
+    if (LITTLE_ENDIAN) {
+      buf.set(new Uint8Array(e.vector.buffer, e.vector.byteOffset, dim * 4), o);
+      o += dim * 4;
+    } else {
+      for (let j = 0; j < dim; j++, o += 4) buf.writeFloatLE(e.vector[j]!, o);
+    }
   }
   createHash('sha256').update(buf.subarray(0, o)).digest().copy(buf, o);
   return { name: `${nameHash.digest('hex').slice(0, 32)}.bin`, bytes: buf };
@@ -154,7 +161,12 @@ export function decodeChunk(name: string, buf: Buffer): { keys: string[]; entrie
   let o = HEADER + count * RECORD;
   for (let i = 0; i < count; i++) {
     const v = new Float32Array(dim);
-    for (let j = 0; j < dim; j++, o += 4) v[j] = buf.readFloatLE(o);
+    if (LITTLE_ENDIAN) {
+      new Uint8Array(v.buffer).set(buf.subarray(o, o + dim * 4));
+      o += dim * 4;
+    } else {
+      for (let j = 0; j < dim; j++, o += 4) v[j] = buf.readFloatLE(o);
+    }
     entries.push({ vector: v, truncated: meta[i]!.truncated, usedTokens: meta[i]!.used });
   }
   return { keys, entries };

@@ -284,7 +284,7 @@ export class Embedder {
       const h = hidden.type === 'float32' ? hidden : hidden.to('float32');
       const H = h.dims[2]!;
       this.dim = H;
-      return poolBatch({ data: h.data as Float32Array, batch: B, tokens: T, hidden: H }, mask, this.options.pooling, this.options.normalize).slice(0, realLists.length);
+      return poolBatch({ data: h.data as Float32Array, batch: B, tokens: T, hidden: H }, mask, this.options.pooling, this.options.normalize, realLists.length);
     } finally {
       for (const v of Object.values(outputs)) if (v instanceof Tensor) v.dispose();
     }
