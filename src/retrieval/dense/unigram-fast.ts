@@ -642,8 +642,8 @@ export function normalizerKeepsHeads(config: unknown): boolean {
   return config !== null && step(config) && boundary === '\u2581';
 }
 
-/** Head of a text tried first: UTF-16 units per id wanted (then twice as many, and so on). */
-const HEAD_UNITS_PER_ID = 8;
+/** Head of a text tried first: UTF-16 units per id wanted (then twice as many, and so on; skill documents need 2.8-4.0, p10-p90). */
+const HEAD_UNITS_PER_ID = 5;
 /** NFKC gives at most 18 code points per code point (U+FDFA), so at most 36 units per unit. */
 const MAX_NORMALIZED_UNITS_PER_UNIT = 36;
 const NON_ASCII = /[^\u0000-\u007f]/g;
