@@ -3,7 +3,9 @@
  *
  * - The role's prefix goes in front of each text (query / document), then the text is
  *   tokenised once, framed with the tokenizer's special tokens and cut from the right to
- *   min(maxTokens, model maximum) tokens keeping those special tokens (see token-frame.ts).
+ *   min(maxTokens, model maximum) tokens keeping those special tokens (see token-frame.ts). With
+ *   the fast Unigram encoder a text is tokenised only as far as that window needs (whether it was
+ *   cut stays exact; how many tokens were cut is not known).
  * - Batches are formed by length bucket and padded to the bucket's width on the tokenizer's padding
  *   side (util/batch-plan.ts, util/pad-batch.ts), so a text's vector never depends on its batch companions;
  *   pooling reads the attention mask, so the first/last real token is found whatever the side.

@@ -19,7 +19,13 @@
  *   per node exactly as transformers.js does; the path is read back from the end.
  *
  * The pieces are returned as strings (slices of the text); the caller (transformers.js) maps
- * them to ids and fuses unknown runs as before. `installFastUnigram` only replaces the method on
+ * them to ids and fuses unknown runs as before.
+ *
+ * The direct encoder (`installFastUnigram`'s `encode`) also stops where the model's window does:
+ * it tokenises words only until one id more than the window holds (`encodeInto`), and for a
+ * normaliser that keeps heads (`normalizerKeepsHeads`, USE Lite's) it normalises only a head of a
+ * long text, cut before a space (`encodeFromHead`), trying the whole text when the head cannot
+ * decide. `installFastUnigram` only replaces the method on
  * a model that has exactly the fields this reads, and checks itself against the original on
  * probe texts before it does.
  */
@@ -644,7 +650,7 @@ export function normalizerKeepsHeads(config: unknown): boolean {
 
 /** Head of a text tried first: UTF-16 units per id wanted (then twice as many, and so on; skill documents need 2.8-4.0, p10-p90). */
 const HEAD_UNITS_PER_ID = 5;
-/** NFKC gives at most 18 code points per code point (U+FDFA), so at most 36 units per unit. */
+/** NFKC expands UTF-16 text at most 18× (UAX #15, U+FDFA); twice that, to be safe. */
 const MAX_NORMALIZED_UNITS_PER_UNIT = 36;
 const NON_ASCII = /[^\u0000-\u007f]/g;
 
