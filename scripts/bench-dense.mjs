@@ -206,7 +206,7 @@ async function benchEncode(o) {
     console.log(
       `${role}s: ${st.texts} texts, ${st.tokens} tokens (padded ${st.paddedTokens}), tokenize ${st.tokenizeSeconds.toFixed(2)} s, ` +
         `encode ${st.encodeSeconds.toFixed(2)} s = ${st.textsPerSec.toFixed(1)} texts/s, ${Math.round(st.tokensPerSec)} tokens/s; ` +
-        `truncated ${st.truncatedTexts} (${st.tokensDropped} tokens dropped)`,
+        `truncated ${st.truncatedTexts}`,
     );
   }
   if (o.textIndex) await benchTextIndex(o, e, readJsonl(skillsPath), queries);

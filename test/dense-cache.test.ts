@@ -1,6 +1,7 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
 import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
@@ -148,13 +149,13 @@ describe('embedding cache', () => {
     expect(again.stats).toMatchObject({ hits: 0, encoded: 40 });
   });
 
-  it('counts truncation for cached texts too (token counts are stored with each vector)', async () => {
+  it('counts truncation for cached texts too (a truncated flag is stored with each vector)', async () => {
     const cacheDir = join(root, 'c6');
     const logs: string[] = [];
     const long = Array.from({ length: 50 }, (_, i) => WORDS[i % WORDS.length]).join(' '); // 52 tokens > 32
     const a = await encodeWithCache(embedder, [long, 'skill'], 'document', options(cacheDir, logs));
     const b = await encodeWithCache(embedder, [long, 'skill'], 'document', options(cacheDir, logs));
-    for (const s of [a.stats, b.stats]) expect(s).toMatchObject({ truncatedTexts: 1, tokensDropped: 52 - 32 });
+    for (const s of [a.stats, b.stats]) expect(s).toMatchObject({ truncatedTexts: 1 });
     expect(b.stats.encoded).toBe(0);
   });
 });
@@ -163,8 +164,8 @@ describe('chunk format', () => {
   it('round-trips and checks the name against the keys', () => {
     const keys = [textKey('k', 'a'), textKey('k', 'b')];
     const entries = [
-      { vector: Float32Array.from([1, -2.5, 3e-8]), fullTokens: 10, usedTokens: 8 },
-      { vector: Float32Array.from([0, 0.1, Math.PI]), fullTokens: 3, usedTokens: 3 },
+      { vector: Float32Array.from([1, -2.5, 3e-8]), truncated: true, usedTokens: 8 },
+      { vector: Float32Array.from([0, 0.1, Math.PI]), truncated: false, usedTokens: 3 },
     ];
     const { name, bytes } = encodeChunk(keys, entries);
     expect(bytes.length).toBe(24 + 2 * 40 + 2 * 3 * 4 + 32);
@@ -173,6 +174,18 @@ describe('chunk format', () => {
     expect(back.keys).toEqual(keys);
     expect(back.entries).toEqual(entries);
     expect(() => decodeChunk('0'.repeat(32) + '.bin', bytes)).toThrow('keys do not match the file name');
+    // Version 2 holds a truncated flag where version 1 held a token count: neither is read as the other.
+    expect(bytes.readUInt32LE(8)).toBe(2);
+    expect(bytes.readUInt32LE(24 + 32)).toBe(1);
+    expect(bytes.readUInt32LE(24 + 40 + 32)).toBe(0);
+    const v1 = Buffer.from(bytes);
+    v1.writeUInt32LE(1, 8);
+    expect(() => decodeChunk(name, v1)).toThrow('version 1, expected 2');
+    const badFlag = Buffer.from(bytes);
+    badFlag.writeUInt32LE(10, 24 + 32);
+    const body = badFlag.length - 32;
+    createHash('sha256').update(badFlag.subarray(0, body)).digest().copy(badFlag, body);
+    expect(() => decodeChunk(name, badFlag)).toThrow('record 0: truncated flag 10, expected 0 or 1');
   });
 });
 

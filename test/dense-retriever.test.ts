@@ -74,14 +74,9 @@ describe('denseRetrieve', () => {
       options: { queryPrefix: '', docPrefix: '', pooling: 'mean', normalize: true, maxTokens: 8, effectiveMaxTokens: 8, modelMaxTokens: 64, dtype: 'fp32', batchSize: 8, threads: 1, topK: 5 },
       dims: 16,
       cache: { enabled: true, hits: 0, misses: DOCS.length + QUERIES.length, corruptChunks: 0 },
-      truncation: {
-        documentsTruncated: longDocs.length,
-        documentsTotal: DOCS.length,
-        tokensDropped: longDocs.reduce((s, d) => s + d.text.split(' ').length + 2 - 8, 0),
-        queriesTruncated: 0,
-      },
       index: { type: 'exact' },
     });
+    expect(a.info.truncation).toEqual({ documentsTruncated: longDocs.length, documentsTotal: DOCS.length, queriesTruncated: 0 });
     expect(a.info.modelSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(a.info.modelFiles).toEqual([{ name: 'model.onnx', sha256: a.info.modelSha256 }]);
     expect(a.info.throughput.docsPerSec).toBeGreaterThan(0);

@@ -12,6 +12,7 @@ import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.
 import { resolveModel } from '../src/models/resolve.js';
 import { bucketWidth } from '../src/util/length-buckets.js';
 import { frameAndTruncate, learnFrame } from '../src/retrieval/dense/token-frame.js';
+import { poolBatch } from '../src/retrieval/dense/pooling.js';
 
 let root: string;
 let enc: TinyModelInfo;
@@ -146,7 +147,8 @@ describe('decoder (Qwen3-shaped, left padding) last-token pooling', () => {
     const [v] = await e.embed([TEXTS[2]!], 'document');
     const ids = [...wordIds(dec, TEXTS[2]!).slice(0, 3), dec.ids['<|endoftext|>']!];
     expectClose(v!, pool(dec.referenceForward(ids).hidden, 'last', false));
-    expect(e.lastRun).toMatchObject({ truncatedTexts: 1, tokensDropped: wordIds(dec, TEXTS[2]!).length + 1 - 4 });
+    expect(e.lastRun).toMatchObject({ truncatedTexts: 1 });
+    expect(e.lastRun).not.toHaveProperty('tokensDropped');
     await e.dispose();
   });
 });
@@ -165,7 +167,7 @@ describe('prefixes, truncation, batching', () => {
     await plain.dispose();
   });
 
-  it('cuts at min(maxTokens, model max), keeps [CLS] … [SEP], and counts what it dropped', async () => {
+  it('cuts at min(maxTokens, model max), keeps [CLS] … [SEP], and says exactly which texts it cut', async () => {
     const long = Array.from({ length: 100 }, (_, i) => TINY_LOOP[i % TINY_LOOP.length]).join(' '); // 102 tokens with specials
     const e = await load(enc.dir, { pooling: 'cls', maxTokens: 1000 });
     expect(e.modelMaxLength).toBe(64);
@@ -173,13 +175,18 @@ describe('prefixes, truncation, batching', () => {
     const [v] = await e.embed([long, 'deploy'], 'document');
     const ids = [enc.ids['[CLS]']!, ...wordIds(enc, long).slice(0, 62), enc.ids['[SEP]']!];
     expectClose(v!, pool(enc.referenceForward(ids).hidden, 'cls', false));
-    expect(e.lastRun).toMatchObject({ texts: 2, truncatedTexts: 1, tokensDropped: 102 - 64, tokens: 64 + 3 });
+    expect(e.lastRun).toMatchObject({ texts: 2, truncatedTexts: 1, tokens: 64 + 3 });
 
     const e8 = await load(enc.dir, { pooling: 'mean', maxTokens: 8 });
     expect(e8.maxLength).toBe(8);
     const tok = e8.tokenize([long], 'document')[0]!;
     expect(tok.ids).toEqual([enc.ids['[CLS]']!, ...wordIds(enc, long).slice(0, 6), enc.ids['[SEP]']!]);
-    expect(tok.fullLength).toBe(102);
+    expect(tok.truncated).toBe(true);
+    // At the edge: 6 words + [CLS] [SEP] fit 8 tokens exactly, 7 words do not.
+    const [fits, over] = e8.tokenize([TINY_LOOP.slice(0, 6).join(' '), TINY_LOOP.slice(0, 7).join(' ')], 'document');
+    expect(fits).toEqual({ ids: [enc.ids['[CLS]']!, ...wordIds(enc, TINY_LOOP.slice(0, 6).join(' ')), enc.ids['[SEP]']!], truncated: false });
+    expect(over!.truncated).toBe(true);
+    expect(over!.ids).toHaveLength(8);
     await e.dispose();
     await e8.dispose();
   });
@@ -208,13 +215,30 @@ describe('prefixes, truncation, batching', () => {
 const TINY_LOOP = ['skill', 'search', 'agent', 'code', 'data', 'file', 'test', 'user'];
 
 describe('pure parts', () => {
+  it('poolBatch reads number and bigint masks alike, either padding side, and pools only the rows asked for', () => {
+    // [B=3, T=3, H=2]: row 0 right-padded (2 real), row 1 left-padded (2 real), row 2 a filler copy.
+    const data = Float32Array.from([1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 9, 1, 2, 3, 4, 0, 0]);
+    const numbers = [1, 1, 0, 0, 1, 1, 1, 1, 0];
+    const bigints = BigInt64Array.from(numbers.map(BigInt));
+    const h = { data, batch: 3, tokens: 3, hidden: 2 };
+    for (const mask of [numbers, bigints]) {
+      expect(poolBatch(h, mask, 'cls', false, 2).map((v) => Array.from(v))).toEqual([[1, 2], [5, 6]]);
+      expect(poolBatch(h, mask, 'last_token', false, 2).map((v) => Array.from(v))).toEqual([[3, 4], [7, 9]]);
+      expect(poolBatch(h, mask, 'mean', false, 2).map((v) => Array.from(v))).toEqual([[2, 3], [6, 7.5]]);
+      expect(poolBatch(h, mask, 'mean', false)).toHaveLength(3);
+    }
+    expect(() => poolBatch(h, numbers, 'cls', false, 4)).toThrow('pooling: 4 rows asked of a batch of 3');
+    expect(() => poolBatch(h, [0, 0, 0, 1, 1, 1, 1, 1, 1], 'cls', false)).toThrow('pooling: text 0 of the batch has no real token');
+  });
+
   it('frameAndTruncate keeps the special-token frame', () => {
     const frame = learnFrame((t, s) => {
       const ids = t.split(' ').map((w) => w.length);
       return s ? [101, ...ids, 102] : ids;
     });
     expect(frame).toEqual({ prefix: [101], suffix: [102] });
-    expect(frameAndTruncate([1, 2, 3, 4, 5], frame, 4)).toEqual({ ids: [101, 1, 2, 102], fullLength: 7 });
-    expect(frameAndTruncate([1, 2], frame, 4)).toEqual({ ids: [101, 1, 2, 102], fullLength: 4 });
+    expect(frameAndTruncate([1, 2, 3, 4, 5], frame, 4)).toEqual({ ids: [101, 1, 2, 102], truncated: true });
+    expect(frameAndTruncate([1, 2, 3], frame, 4)).toEqual({ ids: [101, 1, 2, 102], truncated: true });
+    expect(frameAndTruncate([1, 2], frame, 4)).toEqual({ ids: [101, 1, 2, 102], truncated: false });
   });
 });

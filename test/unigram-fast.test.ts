@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AutoTokenizer, env } from '@huggingface/transformers';
 import type { PreTrainedTokenizer } from '@huggingface/transformers';
-import { FastUnigram, installFastUnigram, type ContentEncoder } from '../src/retrieval/dense/unigram-fast.js';
+import { FastUnigram, installFastUnigram, normalizerKeepsHeads, type ContentEncoder } from '../src/retrieval/dense/unigram-fast.js';
 import { frameAndTruncate, frameHead } from '../src/retrieval/dense/token-frame.js';
 import { useLiteDir } from '../src/models/use-lite/names.js';
 import { modelsDir } from '../src/util/paths.js';
@@ -88,10 +88,13 @@ function expectSame(ref: PreTrainedTokenizer, fast: PreTrainedTokenizer, encode:
     // The model's tokenize replaced: transformers.js's own encode goes through it.
     expect(fast.encode(text, { add_special_tokens: false }), JSON.stringify(text.slice(0, 60))).toEqual(want);
     expect(allIds(encode, text), JSON.stringify(text.slice(0, 60))).toEqual(want);
-    // Only the head: same ids, same full count.
-    const head: number[] = [];
-    expect(encode(text, head, 5)).toBe(want.length);
-    expect(head).toEqual(want.slice(0, 5));
+    // Only the head, tokenised no further than needed: the same first ids, and a count that says
+    // exactly whether the text has more than `limit` ids.
+    for (const limit of new Set([0, 1, 5, 126, want.length - 1, want.length, want.length + 1].filter((l) => l >= 0))) {
+      const head: number[] = [];
+      expect(encode(text, head, limit), `limit ${limit}`).toBe(Math.min(want.length, limit + 1));
+      expect(head, `limit ${limit}`).toEqual(want.slice(0, limit));
+    }
   }
 }
 
@@ -117,8 +120,56 @@ describe('FastUnigram on the bundled USE Lite tokenizer', () => {
       '',
       ' ',
       '   leading and trailing   ',
+      // Heads cut before spaces (unigram-fast.ts's encodeFromHead) land next to combining marks,
+      // ligatures, NFKC's longest expansion (U+FDFA), Hangul jamo and a space-free tail.
+      Array.from({ length: 400 }, (_, i) => ['word', 'e\u0301', '\u0301x', 'ﬁ', '\uFDFA', '\u1100\u1161', 'ᄀ ᅡ', '①', 'x\u200b'][i % 9]).join(' '),
+      `${'plain ascii words '.repeat(80)}${'漢字かな'.repeat(300)}`,
+      `${'漢字かな'.repeat(300)} then spaces ${'a b '.repeat(300)}`,
     ];
     expectSame(ref, fast, encode!, texts);
+  });
+
+  it('normalises and tokenises a long text only as far as the window needs', async () => {
+    const fast = await AutoTokenizer.from_pretrained(useLiteDir(modelsDir()), { local_files_only: true });
+    const ref = await AutoTokenizer.from_pretrained(useLiteDir(modelsDir()), { local_files_only: true });
+    const t = inner(fast);
+    const original = t.normalizer!;
+    const seen: number[] = [];
+    const recording = Object.assign((s: string) => (seen.push(s.length), original(s)), { config: (original as unknown as { config: unknown }).config });
+    t.normalizer = recording;
+    const { encode } = installFastUnigram(t);
+    const text = 'A long skill document, with déjà vu — and ﬁ ligatures. '.repeat(400); // ~22k units
+    const want = ref.encode(text, { add_special_tokens: false });
+    seen.length = 0;
+    const head: number[] = [];
+    expect(encode!(text, head, 127)).toBe(128);
+    expect(head).toEqual(want.slice(0, 127));
+    expect(Math.max(...seen)).toBeLessThan(4096);
+    seen.length = 0;
+    expect(allIds(encode!, text)).toEqual(want); // no limit: the whole text
+    expect(seen).toEqual([text.length]);
+  });
+});
+
+describe('normalizerKeepsHeads', () => {
+  const nfkc = { type: 'NFKC' };
+  const space = { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' };
+  const start = { type: 'Replace', pattern: { Regex: '\\A(?=[\\s\\S])' }, content: '\u2581' };
+  it("holds for USE Lite's normaliser and the steps it is made of, in any order", () => {
+    expect(normalizerKeepsHeads({ type: 'Sequence', normalizers: [nfkc, space, start] })).toBe(true);
+    expect(normalizerKeepsHeads({ type: 'Sequence', normalizers: [start, space, { type: 'NFC' }] })).toBe(true);
+    expect(normalizerKeepsHeads(space)).toBe(true);
+    expect(normalizerKeepsHeads({ type: 'Sequence', normalizers: [{ type: 'Replace', pattern: { String: '\n' }, content: ' ' }, space] })).toBe(true);
+  });
+  it('is refused where the cut would not be a word boundary or a step is not known to keep heads', () => {
+    expect(normalizerKeepsHeads(null)).toBe(false);
+    expect(normalizerKeepsHeads(nfkc)).toBe(false); // the space stays a space: no word mark at the cut
+    expect(normalizerKeepsHeads({ type: 'Sequence', normalizers: [space, { type: 'Replace', pattern: { String: '\u2581' }, content: ' ' }] })).toBe(false);
+    expect(normalizerKeepsHeads({ type: 'Sequence', normalizers: [{ type: 'Lowercase' }, space] })).toBe(false);
+    expect(normalizerKeepsHeads({ type: 'Sequence', normalizers: [{ type: 'NFKD' }, space] })).toBe(false);
+    expect(normalizerKeepsHeads({ type: 'Sequence', normalizers: [{ type: 'Replace', pattern: { String: '  ' }, content: '\u2581' }, space] })).toBe(false);
+    expect(normalizerKeepsHeads({ type: 'Sequence', normalizers: [{ type: 'Replace', pattern: { String: 'x' }, content: 'yy' }, space] })).toBe(false);
+    expect(normalizerKeepsHeads({ type: 'Sequence', normalizers: [{ type: 'Replace', pattern: { Regex: '\\s+' }, content: '\u2581' }, space] })).toBe(false);
   });
 });
 
@@ -160,6 +211,34 @@ describe('FastUnigram on hand-made vocabularies', () => {
     expect(f.splitsAtWordMark).toBe(true);
     // Long texts build a large running sum before each tie; short ones none.
     expectSame(ref, fast, encode!, [...randomTexts(1, 300, 60), ...randomTexts(2, 40, 3000)]);
+  });
+
+  it('a head cut at a word mark gives what the whole text gives, or says it cannot (ties and rounding included)', () => {
+    const f = new FastUnigram(vocab.map((v) => v[0]), vocab.map((v) => v[1]), new Map(vocab.map((v, i) => [v[0], i])), 0, -15);
+    let decided = 0;
+    let undecided = 0;
+    for (const raw of randomTexts(4, 60, 3000)) {
+      const text = `\u2581${raw.replaceAll(' ', '\u2581')}`;
+      for (const limit of [0, 3, 40, 200]) {
+        const whole: number[] = [];
+        const n = f.encodeInto(text, whole, limit);
+        for (const cut of [text.indexOf('\u2581', 200), text.indexOf('\u2581', 1000), text.indexOf('\u2581', 2000)].filter((c) => c > 0)) {
+          for (const [lo, hi] of [[text.length, text.length], [cut, 36 * text.length]]) {
+            const head: number[] = [];
+            const got = f.encodeHead(text.slice(0, cut), head, limit, lo!, hi!);
+            if (got < 0) {
+              undecided++;
+              continue;
+            }
+            decided++;
+            expect(got).toBe(n);
+            expect(head).toEqual(whole);
+          }
+        }
+      }
+    }
+    expect(decided).toBeGreaterThan(100);
+    expect(undecided).toBeGreaterThan(0);
   });
 
   it('a piece with ▁ inside: no splitting, the plain lattice, still the same ids', async () => {

@@ -215,6 +215,13 @@ describe('parity with the package TF.js path (stored fixture)', () => {
       const texts = REF.map((r) => r.text);
       const tok = e.tokenize(texts, 'document');
       REF.forEach((r, i) => expect(tok[i]!.ids, r.text.slice(0, 30)).toEqual(r.ids.slice(0, WINDOW)));
+      REF.forEach((r, i) => expect(tok[i]!.truncated, r.text.slice(0, 30)).toBe(r.tokens > WINDOW));
+      // Tokenised only as far as the window: at the edge, "truncated" is still exact.
+      const edge = [WINDOW - 1, WINDOW, WINDOW + 1, WINDOW + 2].map((n) => Array.from({ length: n }, (_, k) => (k % 3 === 2 ? 'search' : 'the')).join(' '));
+      const edgeTok = e.tokenize(edge, 'document');
+      const edgeRef = edge.map((t) => tokenizer.encode(t, { add_special_tokens: true }));
+      expect(edgeRef.map((ids) => ids.length > WINDOW)).toEqual([false, false, true, true]);
+      edge.forEach((_, i) => expect(edgeTok[i]).toEqual({ ids: edgeRef[i]!.slice(0, WINDOW), truncated: edgeRef[i]!.length > WINDOW }));
       const vectors = await e.embed(texts, 'document');
       let worst = 0;
       REF.forEach((r, i) => {

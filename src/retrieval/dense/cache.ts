@@ -10,9 +10,10 @@
  *
  * Vectors are written as encoding proceeds, in chunk files of up to 256 vectors, each written
  * atomically, so a killed run keeps what it finished. Chunk file (little-endian):
- *   0  "SKRETEMB" magic          8  u32 version (1)     12 u32 dim
+ *   0  "SKRETEMB" magic          8  u32 version (2)     12 u32 dim
  *   16 u32 count                 20 u32 reserved (0)
- *   24 count x { key[32], u32 tokens before truncation, u32 tokens used }
+ *   24 count x { key[32], u32 truncated (1: the text had more tokens than the model kept, else 0),
+ *                u32 tokens used }
  *      count x dim x f32 vectors
  *      sha256[32] of every byte before it
  * named `<first 32 hex of sha256(keys)>.bin`. On load every chunk is checked (length, magic,
@@ -27,10 +28,13 @@ import { writeFileAtomic } from '../../util/atomic.js';
 import { sha256Hex, stableStringify } from '../../util/hash.js';
 
 export const CHUNK_MAGIC = 'SKRETEMB';
-export const CHUNK_VERSION = 1;
+/** 2: the record holds a truncated flag where version 1 held the token count before truncation. */
+export const CHUNK_VERSION = 2;
 const HEADER = 24;
 const RECORD = 40;
 const TRAILER = 32;
+/** Float32Array bytes are the file's little-endian floats as they are (else written one by one). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export interface EmbeddingKeyParts {
   modelSha256: string;
@@ -51,8 +55,8 @@ export interface EmbeddingKeyParts {
 
 export interface CachedEmbedding {
   vector: Float32Array;
-  /** Tokens the text had before truncation. */
-  fullTokens: number;
+  /** Whether the text had more tokens than the model kept. */
+  truncated: boolean;
   /** Tokens fed to the model. */
   usedTokens: number;
 }
@@ -111,12 +115,17 @@ export function encodeChunk(keys: readonly string[], entries: readonly CachedEmb
     if (kb.length !== 32) throw new Error(`embedding cache: bad key ${k}`);
     kb.copy(buf, o);
     nameHash.update(kb);
-    buf.writeUInt32LE(e.fullTokens, o + 32);
+    buf.writeUInt32LE(e.truncated ? 1 : 0, o + 32);
     buf.writeUInt32LE(e.usedTokens, o + 36);
   });
   let o = HEADER + count * RECORD;
   for (const e of entries) {
-    for (let j = 0; j < dim; j++, o += 4) buf.writeFloatLE(e.vector[j]!, o);
+    if (LITTLE_ENDIAN) {
+      buf.set(new Uint8Array(e.vector.buffer, e.vector.byteOffset, dim * 4), o);
+      o += dim * 4;
+    } else {
+      for (let j = 0; j < dim; j++, o += 4) buf.writeFloatLE(e.vector[j]!, o);
+    }
   }
   createHash('sha256').update(buf.subarray(0, o)).digest().copy(buf, o);
   return { name: `${nameHash.digest('hex').slice(0, 32)}.bin`, bytes: buf };
@@ -137,21 +146,28 @@ export function decodeChunk(name: string, buf: Buffer): { keys: string[]; entrie
   if (!createHash('sha256').update(buf.subarray(0, body)).digest().equals(buf.subarray(body))) throw new Error('checksum mismatch');
   const keys: string[] = [];
   const nameHash = createHash('sha256');
-  const meta: { full: number; used: number }[] = [];
+  const meta: { truncated: boolean; used: number }[] = [];
   for (let i = 0; i < count; i++) {
     const o = HEADER + i * RECORD;
     const kb = buf.subarray(o, o + 32);
     nameHash.update(kb);
     keys.push(kb.toString('hex'));
-    meta.push({ full: buf.readUInt32LE(o + 32), used: buf.readUInt32LE(o + 36) });
+    const flag = buf.readUInt32LE(o + 32);
+    if (flag > 1) throw new Error(`record ${i}: truncated flag ${flag}, expected 0 or 1`);
+    meta.push({ truncated: flag === 1, used: buf.readUInt32LE(o + 36) });
   }
   if (`${nameHash.digest('hex').slice(0, 32)}.bin` !== name) throw new Error('keys do not match the file name');
   const entries: CachedEmbedding[] = [];
   let o = HEADER + count * RECORD;
   for (let i = 0; i < count; i++) {
     const v = new Float32Array(dim);
-    for (let j = 0; j < dim; j++, o += 4) v[j] = buf.readFloatLE(o);
-    entries.push({ vector: v, fullTokens: meta[i]!.full, usedTokens: meta[i]!.used });
+    if (LITTLE_ENDIAN) {
+      new Uint8Array(v.buffer).set(buf.subarray(o, o + dim * 4));
+      o += dim * 4;
+    } else {
+      for (let j = 0; j < dim; j++, o += 4) v[j] = buf.readFloatLE(o);
+    }
+    entries.push({ vector: v, truncated: meta[i]!.truncated, usedTokens: meta[i]!.used });
   }
   return { keys, entries };
 }

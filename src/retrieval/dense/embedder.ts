@@ -3,7 +3,9 @@
  *
  * - The role's prefix goes in front of each text (query / document), then the text is
  *   tokenised once, framed with the tokenizer's special tokens and cut from the right to
- *   min(maxTokens, model maximum) tokens keeping those special tokens (see token-frame.ts).
+ *   min(maxTokens, model maximum) tokens keeping those special tokens (see token-frame.ts). With
+ *   the fast Unigram encoder a text is tokenised only as far as that window needs (whether it was
+ *   cut stays exact; how many tokens were cut is not known).
  * - Batches are formed by length bucket and padded to the bucket's width on the tokenizer's padding
  *   side (util/batch-plan.ts, util/pad-batch.ts), so a text's vector never depends on its batch companions;
  *   pooling reads the attention mask, so the first/last real token is found whatever the side.
@@ -21,7 +23,7 @@ import { onnxFileFor } from '../../models/dtype.js';
 import type { Pooling } from '../../models/embedder-presets.js';
 import { assertHubFilesPresent, configureTransformersEnv, describeModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { poolBatch } from './pooling.js';
-import { frameAndTruncate, frameHead, learnFrame, type Frame } from './token-frame.js';
+import { frameAndTruncate, frameHead, learnFrame, roomFor, type Frame } from './token-frame.js';
 import { installFastUnigram, type ContentEncoder } from './unigram-fast.js';
 
 export type Role = 'query' | 'document';
@@ -64,8 +66,11 @@ export function modelFilePaths(folder: string, dtype: string): string[] {
 /** One tokenised text. */
 export interface TokenizedText {
   ids: number[];
-  /** Tokens before truncation (special tokens included). */
-  fullLength: number;
+  /**
+   * Whether the text had more tokens than the model keeps. Exact; how many it had is not known:
+   * a text is tokenised only as far as the model's window needs.
+   */
+  truncated: boolean;
 }
 
 export interface EmbedRunStats {
@@ -74,8 +79,8 @@ export interface EmbedRunStats {
   tokens: number;
   /** Tokens computed including padding. */
   paddedTokens: number;
+  /** Texts cut to the model's window. */
   truncatedTexts: number;
-  tokensDropped: number;
   batches: number;
   tokenizeSeconds: number;
   encodeSeconds: number;
@@ -188,15 +193,15 @@ export class Embedder {
     return texts.map((t, i) => {
       let framed: TokenizedText;
       if (this.encodeContent) {
-        // Only the ids that can be kept, and the count of all of them.
+        // Only the ids that can be kept, tokenising no further than whether there are more.
         const head: number[] = [];
-        const n = this.encodeContent(prefix + t, head, Math.max(0, this.maxLength - this.frame.prefix.length - this.frame.suffix.length));
+        const n = this.encodeContent(prefix + t, head, roomFor(this.frame, this.maxLength));
         framed = frameHead(head, n, this.frame, this.maxLength);
       } else {
         framed = frameAndTruncate(this.tokenizer.encode(prefix + t, { add_special_tokens: false }), this.frame, this.maxLength);
       }
       // Self-check on the first text: the learnt frame must reproduce the tokenizer's own output.
-      if (i === 0 && framed.fullLength <= this.maxLength) {
+      if (i === 0 && !framed.truncated) {
         const own = this.tokenizer.encode(prefix + t, { add_special_tokens: true });
         if (own.length !== framed.ids.length || own.some((id, j) => id !== framed.ids[j])) {
           throw new Error(`embedder: special-token framing of ${describeModel(this.model)} does not match its tokenizer`);
@@ -246,19 +251,12 @@ export class Embedder {
     const t2 = performance.now();
     const encodeSeconds = (t2 - t1) / 1000;
     let truncatedTexts = 0;
-    let tokensDropped = 0;
-    for (const x of tok) {
-      if (x.fullLength > x.ids.length) {
-        truncatedTexts++;
-        tokensDropped += x.fullLength - x.ids.length;
-      }
-    }
+    for (const x of tok) if (x.truncated) truncatedTexts++;
     this.lastRun = {
       texts: texts.length,
       tokens,
       paddedTokens: plan.paddedTokens,
       truncatedTexts,
-      tokensDropped,
       batches: plan.batches.length,
       tokenizeSeconds: (t1 - t0) / 1000,
       encodeSeconds,
@@ -288,7 +286,7 @@ export class Embedder {
       const h = hidden.type === 'float32' ? hidden : hidden.to('float32');
       const H = h.dims[2]!;
       this.dim = H;
-      return poolBatch({ data: h.data as Float32Array, batch: B, tokens: T, hidden: H }, mask, this.options.pooling, this.options.normalize).slice(0, realLists.length);
+      return poolBatch({ data: h.data as Float32Array, batch: B, tokens: T, hidden: H }, mask, this.options.pooling, this.options.normalize, realLists.length);
     } finally {
       for (const v of Object.values(outputs)) if (v instanceof Tensor) v.dispose();
     }

@@ -2,14 +2,14 @@
  * Encoding through the embedding cache: look every text up, encode only the misses (each
  * distinct text once), store each batch as it finishes, flush what is buffered even when the
  * run fails, and account for truncation over all texts (cached ones included, from the
- * token counts stored with each vector).
+ * truncated flag stored with each vector).
  *
  * `encodeWithCache` serves the local embedder (key from its model files and options);
  * `encodeTextsWithCache` serves any `BatchEncoder` under a key the caller computed (remote
  * embedding servers, see src/retrieval/dense/remote-retriever.ts).
  */
 import type { ProgressFactory } from '../../core/context.js';
-import { EmbeddingCache, embeddingConfigKey, textKey, type EmbeddingCacheOptions } from './cache.js';
+import { EmbeddingCache, embeddingConfigKey, textKey, type CachedEmbedding, type EmbeddingCacheOptions } from './cache.js';
 import { DEFAULT_MAX_BATCH_TOKENS, type BatchResult, type EmbedRunStats, type Embedder, type OnBatch, type Role } from './embedder.js';
 import { faultPoint } from '../../util/fault.js';
 
@@ -20,7 +20,6 @@ export interface EncodeStats {
   /** Distinct texts sent to the model. */
   encoded: number;
   truncatedTexts: number;
-  tokensDropped: number;
   /** Stats of the model run (null when everything came from the cache). */
   run: EmbedRunStats | null;
   corruptChunks: number;
@@ -131,14 +130,14 @@ export async function encodeTextsWithCache(
     missingTexts.push(texts[i]!);
   });
 
-  const fresh = new Map<string, { vector: Float32Array; fullTokens: number; usedTokens: number }>();
+  const fresh = new Map<string, CachedEmbedding>();
   let run: EmbedRunStats | null = null;
   if (missingTexts.length > 0) {
     const bar = o.progress?.(o.progressLabel ?? `encode ${role}s`, missingTexts.length, 'texts');
     try {
       await embedder.embed(missingTexts, role, async (b) => {
         b.indices.forEach((i, r) => {
-          const e = { vector: b.vectors[r]!, fullTokens: b.tokenized[r]!.fullLength, usedTokens: b.tokenized[r]!.ids.length };
+          const e = { vector: b.vectors[r]!, truncated: b.tokenized[r]!.truncated, usedTokens: b.tokenized[r]!.ids.length };
           fresh.set(missingKeys[i]!, e);
           cache.put(missingKeys[i]!, e);
         });
@@ -154,14 +153,10 @@ export async function encodeTextsWithCache(
   }
 
   let truncatedTexts = 0;
-  let tokensDropped = 0;
   const vectors = keys.map((k, i) => {
     const e = found[i] ?? fresh.get(k);
     if (!e) throw new Error(`encode: no vector for text ${i}`);
-    if (e.fullTokens > e.usedTokens) {
-      truncatedTexts++;
-      tokensDropped += e.fullTokens - e.usedTokens;
-    }
+    if (e.truncated) truncatedTexts++;
     return e.vector;
   });
   return {
@@ -172,7 +167,6 @@ export async function encodeTextsWithCache(
       misses: cache.stats.misses,
       encoded: missingTexts.length,
       truncatedTexts,
-      tokensDropped,
       run,
       corruptChunks: cache.stats.corruptChunks,
       chunksWritten: cache.stats.chunksWritten,

@@ -17,33 +17,57 @@ export interface HiddenStates {
   hidden: number;
 }
 
-/** Mask value of (b, t); the mask is row-major [B, T] of 0/1 (numbers or bigints). */
-function maskAt(mask: ArrayLike<number | bigint>, i: number): boolean {
-  return Number(mask[i]) !== 0;
+/** Positions of a row's real tokens: the first, the last and how many (first = -1: none). */
+interface RowSpan {
+  first: number;
+  last: number;
+  count: number;
 }
 
-export function poolBatch(h: HiddenStates, mask: ArrayLike<number | bigint>, pooling: Pooling, normalize: boolean): Float32Array[] {
+/** Reader of a 0/1 mask (numbers or bigints); a bigint array is compared as bigints, without conversion. */
+function maskReader(mask: ArrayLike<number | bigint>): (i: number) => boolean {
+  if (mask instanceof BigInt64Array || mask instanceof BigUint64Array) {
+    const m = mask;
+    return (i) => m[i] !== 0n;
+  }
+  return (i) => Number(mask[i]) !== 0;
+}
+
+/** The real tokens of row b of a [B, T] mask. */
+function rowSpan(on: (i: number) => boolean, b: number, T: number): RowSpan {
+  let first = -1;
+  let last = -1;
+  let count = 0;
+  for (let t = 0, i = b * T; t < T; t++, i++) {
+    if (!on(i)) continue;
+    if (first < 0) first = t;
+    last = t;
+    count++;
+  }
+  return { first, last, count };
+}
+
+/**
+ * One vector per row of the batch, for its first `rows` rows (default all: the planner's filler
+ * rows after the real ones need no vector).
+ */
+export function poolBatch(h: HiddenStates, mask: ArrayLike<number | bigint>, pooling: Pooling, normalize: boolean, rows = h.batch): Float32Array[] {
   const { batch: B, tokens: T, hidden: H, data } = h;
   if (mask.length !== B * T) throw new Error(`pooling: mask has ${mask.length} entries, expected ${B}x${T}`);
+  if (!Number.isInteger(rows) || rows < 0 || rows > B) throw new Error(`pooling: ${rows} rows asked of a batch of ${B}`);
+  const on = maskReader(mask);
   const out: Float32Array[] = [];
   const acc = new Float64Array(H);
-  for (let b = 0; b < B; b++) {
-    acc.fill(0);
-    let first = -1;
-    let last = -1;
-    let count = 0;
-    for (let t = 0; t < T; t++) {
-      if (!maskAt(mask, b * T + t)) continue;
-      if (first < 0) first = t;
-      last = t;
-      count++;
-      if (pooling === 'mean') {
+  for (let b = 0; b < rows; b++) {
+    const { first, last, count } = rowSpan(on, b, T);
+    if (count === 0) throw new Error(`pooling: text ${b} of the batch has no real token`);
+    if (pooling === 'mean') {
+      acc.fill(0);
+      for (let t = first; t <= last; t++) {
+        if (!on(b * T + t)) continue;
         const o = (b * T + t) * H;
         for (let j = 0; j < H; j++) acc[j]! += data[o + j]!;
       }
-    }
-    if (count === 0) throw new Error(`pooling: text ${b} of the batch has no real token`);
-    if (pooling === 'mean') {
       for (let j = 0; j < H; j++) acc[j] = acc[j]! / count;
     } else {
       const o = (b * T + (pooling === 'cls' ? first : last)) * H;

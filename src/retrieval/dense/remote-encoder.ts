@@ -75,7 +75,7 @@ export class RemoteEncoder implements BatchEncoder {
             this.dim = d;
             tokens += a.promptTokens ?? 0;
             idx.forEach((i, r) => (out[i] = vectors[r]!));
-            if (onBatch) await onBatch({ indices: idx, vectors, tokenized: idx.map(() => ({ ids: [], fullLength: 0 })) });
+            if (onBatch) await onBatch({ indices: idx, vectors, tokenized: idx.map(() => ({ ids: [], truncated: false })) });
           } catch (error) {
             failure ??= { error };
           }
@@ -89,7 +89,6 @@ export class RemoteEncoder implements BatchEncoder {
       tokens,
       paddedTokens: 0,
       truncatedTexts: 0,
-      tokensDropped: 0,
       batches: batches.length,
       tokenizeSeconds: 0,
       encodeSeconds,

@@ -85,7 +85,8 @@ export interface DenseInfo {
   cache: StageCacheInfo;
   /** Rates over texts actually encoded (null when all came from the cache). */
   throughput: { docsPerSec: number | null; tokensPerSec: number | null; queriesPerSec: number | null };
-  truncation: { documentsTruncated: number; documentsTotal: number; tokensDropped: number; queriesTruncated: number };
+  /** Texts cut to the model's window (exact; the tokens cut off are not counted: texts are tokenised only as far as the window). */
+  truncation: { documentsTruncated: number; documentsTotal: number; queriesTruncated: number };
   timings: Record<string, number>;
   index: IndexInfo;
 }
@@ -284,7 +285,6 @@ export async function denseRetrieve(
       truncation: {
         documentsTruncated: d.stats.truncatedTexts,
         documentsTotal: docs.length,
-        tokensDropped: d.stats.tokensDropped,
         queriesTruncated: q.stats.truncatedTexts,
       },
       timings,

@@ -35,27 +35,31 @@ export function learnFrame(encode: EncodeFn, probe = 'retrieval probe text'): Fr
 export interface FramedIds {
   /** Model input ids: prefix + head of the text's tokens + suffix. */
   ids: number[];
-  /** Length the text would have had without truncation (specials included). */
-  fullLength: number;
+  /** Whether the text had more tokens than the model keeps (some were cut). */
+  truncated: boolean;
 }
 
 /** Frames the text's ids and cuts the text part so the total is at most maxLength. */
 export function frameAndTruncate(content: readonly number[], frame: Frame, maxLength: number): FramedIds {
-  const specials = frame.prefix.length + frame.suffix.length;
-  const fullLength = content.length + specials;
-  const room = Math.max(0, maxLength - specials);
-  const head = content.length > room ? content.slice(0, room) : content;
-  return { ids: [...frame.prefix, ...head, ...frame.suffix], fullLength };
+  const room = roomFor(frame, maxLength);
+  const truncated = content.length > room;
+  const head = truncated ? content.slice(0, room) : content;
+  return { ids: [...frame.prefix, ...head, ...frame.suffix], truncated };
+}
+
+/** Content tokens a text keeps inside the frame: maxLength less the special tokens (at least 0). */
+export function roomFor(frame: Frame, maxLength: number): number {
+  return Math.max(0, maxLength - frame.prefix.length - frame.suffix.length);
 }
 
 /**
  * `frameAndTruncate` for a text whose ids are known only as far as they can be kept: `head` holds
- * at least the first min(contentLength, maxLength - specials) of its `contentLength` ids.
+ * at least the first min(contentLength, room) of its ids and `contentLength` is its number of ids,
+ * or any number above `room` when it has more than that (see unigram-fast.ts's ContentEncoder).
  */
 export function frameHead(head: readonly number[], contentLength: number, frame: Frame, maxLength: number): FramedIds {
-  const specials = frame.prefix.length + frame.suffix.length;
-  const room = Math.max(0, maxLength - specials);
+  const room = roomFor(frame, maxLength);
   const keep = Math.min(contentLength, room);
   if (head.length < keep) throw new Error(`frameHead: ${head.length} ids given, ${keep} needed`);
-  return { ids: [...frame.prefix, ...head.slice(0, keep), ...frame.suffix], fullLength: contentLength + specials };
+  return { ids: [...frame.prefix, ...head.slice(0, keep), ...frame.suffix], truncated: contentLength > room };
 }

@@ -19,7 +19,13 @@
  *   per node exactly as transformers.js does; the path is read back from the end.
  *
  * The pieces are returned as strings (slices of the text); the caller (transformers.js) maps
- * them to ids and fuses unknown runs as before. `installFastUnigram` only replaces the method on
+ * them to ids and fuses unknown runs as before.
+ *
+ * The direct encoder (`installFastUnigram`'s `encode`) also stops where the model's window does:
+ * it tokenises words only until one id more than the window holds (`encodeInto`), and for a
+ * normaliser that keeps heads (`normalizerKeepsHeads`, USE Lite's) it normalises only a head of a
+ * long text, cut before a space (`encodeFromHead`), trying the whole text when the head cannot
+ * decide. `installFastUnigram` only replaces the method on
  * a model that has exactly the fields this reads, and checks itself against the original on
  * probe texts before it does.
  */
@@ -391,14 +397,43 @@ export class FastUnigram {
   }
 
   /**
-   * Appends to `out` the first `limit` ids of `text` (all when `limit` is Infinity) and returns
-   * how many ids the whole text has: what `exactIds(text)` gives, without materialising the tail.
+   * Appends to `out` the first `limit` ids of `text` (all when `limit` is Infinity), the ids
+   * `exactIds(text)` gives, and returns min(its number of ids, limit + 1): so whether the text has
+   * more than `limit` ids is exact, while the words after that point are never tokenised (the ids
+   * of a word never depend on the words after it, see `encodeIds`).
    */
   encodeInto(text: string, out: number[], limit: number): number {
     if (!this.splitsAtWordMark) return this.takeExact(text, out, limit);
-    // Worst-case rounding error of a path sum of the whole text (at most text.length pieces,
-    // each |score| <= maxAbsScore, every partial sum rounded once), for both computations.
-    const bound = 4 * (text.length + 1) * (text.length + 1) * this.maxAbsScore * 2 ** -52;
+    return this.encodeWords(text, out, limit, text.length, text.length, false);
+  }
+
+  /**
+   * `encodeInto` of a text known only by its head: `head` is the start of the normalised text,
+   * which goes on with a word mark `▁` after it, and the whole normalised text has between
+   * `lengthLo` and `lengthHi` UTF-16 units. Gives exactly what `encodeInto(whole text, out, limit)`
+   * gives (the same steps, in the same order) when the head has more than `limit` ids, else -1
+   * (nothing to conclude: what the whole text's length or the words after the head would decide;
+   * `out` may then hold some ids, for the caller to drop).
+   */
+  encodeHead(head: string, out: number[], limit: number, lengthLo: number, lengthHi: number): number {
+    if (!this.splitsAtWordMark || !(limit < Number.POSITIVE_INFINITY)) return -1;
+    return this.encodeWords(head, out, limit, lengthLo, lengthHi, true);
+  }
+
+  /** Rounding bound of a path sum over a whole text of `length` UTF-16 units (see `encodeIds`). */
+  private roundingBound(length: number): number {
+    // Worst-case rounding error of a path sum of the whole text (at most `length` pieces, each
+    // |score| <= maxAbsScore, every partial sum rounded once), for both computations.
+    return 4 * (length + 1) * (length + 1) * this.maxAbsScore * 2 ** -52;
+  }
+
+  /** The word loop of `encodeInto` / `encodeHead` (`head`: `text` is only the start; -1 when undecided). */
+  private encodeWords(text: string, out: number[], limit: number, lengthLo: number, lengthHi: number, head: boolean): number {
+    // Whole text: lengthLo = lengthHi = text.length, the bound of its own length. A head knows the
+    // whole text's length only within [lengthLo, lengthHi]: a margin between the two bounds could
+    // go either way, so the head gives up there.
+    const boundLo = this.roundingBound(lengthLo);
+    const boundHi = this.roundingBound(lengthHi);
     let count = 0;
     // The whole-text lattice's running score at the current word boundary (its path's sum so far,
     // rounded exactly as it rounds it).
@@ -409,7 +444,8 @@ export class FastUnigram {
     while (start < len) {
       let next = this.wordEnd(text, start);
       const e = this.word(text, start, next, this.hash);
-      if (eMargin[e]! > bound) {
+      const margin = eMargin[e]!;
+      if (margin > boundHi) {
         const ids = this.idPool;
         const i0 = this.eStart[e]!;
         const ni = this.eCount[e]!;
@@ -420,8 +456,10 @@ export class FastUnigram {
         const s1 = s0 + this.eScoreCount[e]!;
         for (let k = s0; k < s1; k++) run += sc[k]!;
         start = next;
+        if (count > limit) return limit + 1;
         continue;
       }
+      if (margin > boundLo) return -1;
       // A decision of this word could go another way inside the whole text: run the lattice
       // over it from the running score, as the whole text does, extending the stretch word by
       // word until its end choice is clear of rounding (adding the next piece's score to both
@@ -431,6 +469,8 @@ export class FastUnigram {
         const n = this.bestPath(piece, run);
         const clear = this.pathEndMargin > 4 * (Math.abs(this.pathEnd) + this.maxAbsScore) * 2 ** -52;
         if (clear || next >= len) {
+          // A head's stretch that is not clear would go on into words it does not have.
+          if (!clear && head) return -1;
           const ids = this.pathIds(piece, n);
           if (count < limit) for (let k = 0; k < ids.length && count + k < limit; k++) out.push(ids[k]!);
           count += ids.length;
@@ -440,8 +480,9 @@ export class FastUnigram {
         }
         next = this.wordEnd(text, next);
       }
+      if (count > limit) return limit + 1;
     }
-    return count;
+    return head ? -1 : count;
   }
 
   /** End of the word starting at `start` (the next word mark after it, or the text's end); sets `hash`. */
@@ -461,7 +502,7 @@ export class FastUnigram {
   private takeExact(text: string, out: number[], limit: number): number {
     const ids = this.exactIds(text);
     for (let k = 0; k < ids.length && k < limit; k++) out.push(ids[k]!);
-    return ids.length;
+    return Math.min(ids.length, limit + 1);
   }
 
   /** The memo entry of text[start, end) (hash h), computed on a miss. */
@@ -546,6 +587,8 @@ const PROBES = [
   '▁code:▁`const▁x▁=▁a[i]▁??▁b;`▁//▁:30▁:-)▁https://example.com/a?b=c',
   '▁漢字▁かな▁한국어▁العربية▁עברית',
   '▁\u0000\u0001▁\uFFFD\uFFFD▁ctrl',
+  // Raw text with spaces, long enough for a 3-id head (see encodeFromHead), non-ASCII in its tail.
+  `${'Tokenise the head of a long text only. '.repeat(3)}Then déjà vu — ﬁ ① ｆｕｌｌ 😀 e\u0301 \u0301x.`,
 ];
 
 /** The fields of transformers.js's Tokenizer (PreTrainedTokenizer._tokenizer) that this reads. */
@@ -567,9 +610,71 @@ function isTokenizerLike(t: unknown): t is TokenizerLike {
 
 /**
  * Encodes one text without special tokens (what `tokenizer.encode(t, { add_special_tokens: false })`
- * gives): appends its first `limit` ids to `out` and returns how many ids it has in all.
+ * gives): appends its first `limit` ids to `out` and returns min(how many ids it has, limit + 1),
+ * tokenising no further than that needs.
  */
 export type ContentEncoder = (text: string, out: number[], limit: number) => number;
+
+/**
+ * Whether a normaliser (its tokenizer.json config; null: none) maps a text's head that ends
+ * before a space (U+0020) to the head of the normalised whole text, followed there by the word
+ * mark `▁`, and maps a text's ASCII tail to as many UTF-16 units. Known to hold for a sequence of
+ * these steps (what USE Lite's tokenizer has), and assumed of no other:
+ * - NFC / NFKC: a space is a starter that no composition takes as its second character and no
+ *   reordering crosses, so normalising stops and starts afresh there; ASCII (and `▁`) is left as is;
+ * - Replace of one ASCII character by `▁` or a space (one unit by one unit, each on its own); the
+ *   boundary's space becomes `▁` when the replaced character is that space;
+ * - Replace of `\A(?=[\s\S])` (the start of a non-empty text, which lies in the head).
+ * And the boundary must have become `▁`: there the whole text splits into words (see `encodeIds`).
+ */
+export function normalizerKeepsHeads(config: unknown): boolean {
+  let boundary = ' ';
+  const step = (c: unknown): boolean => {
+    if (typeof c !== 'object' || c === null) return false;
+    const x = c as Record<string, unknown>;
+    if (x['type'] === 'Sequence') return Array.isArray(x['normalizers']) && x['normalizers'].every(step);
+    if (x['type'] === 'NFC' || x['type'] === 'NFKC') return true;
+    if (x['type'] !== 'Replace' || typeof x['pattern'] !== 'object' || x['pattern'] === null) return false;
+    const pattern = x['pattern'] as Record<string, unknown>;
+    const content = x['content'];
+    if (typeof pattern['String'] === 'string' && Object.keys(pattern).length === 1) {
+      const from = pattern['String'];
+      if (from.length !== 1 || from.charCodeAt(0) > 0x7f || (content !== '\u2581' && content !== ' ')) return false;
+      if (from === boundary) boundary = content;
+      return true;
+    }
+    return pattern['Regex'] === '\\A(?=[\\s\\S])' && Object.keys(pattern).length === 1 && typeof content === 'string';
+  };
+  return config !== null && step(config) && boundary === '\u2581';
+}
+
+/** Head of a text tried first: UTF-16 units per id wanted (then twice as many, and so on; skill documents need 2.8-4.0, p10-p90). */
+const HEAD_UNITS_PER_ID = 5;
+/** NFKC expands UTF-16 text at most 18× (UAX #15, U+FDFA); twice that, to be safe. */
+const MAX_NORMALIZED_UNITS_PER_UNIT = 36;
+const NON_ASCII = /[^\u0000-\u007f]/g;
+
+/**
+ * `fast.encodeInto(normalize(text), out, limit)` from heads of `text` cut before a space, for a
+ * normaliser that `normalizerKeepsHeads`; -1 (with `out` as it was) when no head decides it.
+ */
+function encodeFromHead(fast: FastUnigram, normalize: (s: string) => string, text: string, out: number[], limit: number): number {
+  const n0 = out.length;
+  for (let want = HEAD_UNITS_PER_ID * (limit + 1) + 64; want < text.length; ) {
+    const cut = text.indexOf(' ', want);
+    if (cut < 0) break;
+    const head = normalize(text.slice(0, cut));
+    NON_ASCII.lastIndex = cut;
+    const ascii = !NON_ASCII.test(text);
+    const rest = text.length - cut;
+    // The whole normalised text: the head, then the tail's units (ASCII: one each; else 1 to 36 each).
+    const got = fast.encodeHead(head, out, limit, head.length + (ascii ? rest : 1), head.length + (ascii ? rest : MAX_NORMALIZED_UNITS_PER_UNIT * rest));
+    if (got >= 0) return got;
+    out.length = n0;
+    want = 2 * cut;
+  }
+  return -1;
+}
 
 export interface FastUnigramInstall {
   /** The model's `tokenize` now runs on FastUnigram (every caller of the tokenizer gains). */
@@ -601,9 +706,15 @@ export function installFastUnigram(tokenizer: unknown, extraProbes: readonly str
     !tokenizer.do_lowercase_and_remove_accent &&
     (tokenizer.normalizer === null || typeof tokenizer.normalizer === 'function');
   const normalize = tokenizer.normalizer;
+  const heads = normalize !== null && normalizerKeepsHeads((normalize as unknown as { config?: unknown }).config ?? null);
   const encode: ContentEncoder | null = direct
     ? (text, out, limit) => {
         if (text.length === 0) return 0;
+        // A long text whose window is full well before its end: normalise and tokenise its head only.
+        if (heads && limit < Number.POSITIVE_INFINITY && text.length > HEAD_UNITS_PER_ID * (limit + 1) + 64) {
+          const got = encodeFromHead(fast, normalize, text, out, limit);
+          if (got >= 0) return got;
+        }
         const s = normalize === null ? text : normalize(text);
         return s.length === 0 ? 0 : fast.encodeInto(s, out, limit);
       }
@@ -615,7 +726,7 @@ export function installFastUnigram(tokenizer: unknown, extraProbes: readonly str
     const ids = tokenizer.encode(probe, { add_special_tokens: false }).ids;
     const all: number[] = [];
     const head: number[] = [];
-    const agree = !encode || (encode(probe, all, Number.POSITIVE_INFINITY) === ids.length && same(ids, all) && encode(probe, head, 3) === ids.length && same(ids.slice(0, 3), head));
+    const agree = !encode || (encode(probe, all, Number.POSITIVE_INFINITY) === ids.length && same(ids, all) && encode(probe, head, 3) === Math.min(ids.length, 4) && same(ids.slice(0, 3), head));
     if (!same(original(normalized), fast.tokenize(normalized)) || !agree) {
       throw new Error(`tokenizer: the fast Unigram lattice disagrees with transformers.js on a probe text (${JSON.stringify(probe.slice(0, 40))})`);
     }
