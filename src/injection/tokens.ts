@@ -3,12 +3,20 @@
  * tokenizer the SkillRet paper used for its length statistics). The rank file ships inside the
  * package, so counting works offline. Counts of short texts are memoised by text.
  *
- * Speed: the count of a text is the sum over its pieces (the matches of cl100k's split pattern over
- * the whole text, exactly as js-tiktoken's `encode` splits it when no special token is allowed) of
- * each piece's count: 1 when its bytes are a token, else the number of parts js-tiktoken's
- * byte-pair merge leaves. Pieces repeat (words), so each distinct piece is merged once and its count
- * memoised: the same counts as `encode(text, [], []).length` (tested), without running the
- * quadratic merge of every word of a 100 MB corpus again.
+ * Speed: the count of a text is the sum over its pieces (the matches of cl100k's split pattern,
+ * js-tiktoken's own `pat_str`, over the whole text, exactly as js-tiktoken's `encode` splits it when
+ * no special token is allowed) of each piece's count: 1 when its bytes are a token, else the number
+ * of parts js-tiktoken's byte-pair merge leaves. Pieces repeat (words), so each distinct piece is
+ * merged once and its count kept in a table (`PieceTable`): the same counts as
+ * `encode(text, [], []).length` (tested), without running the quadratic merge of every word of a
+ * 100 MB corpus again.
+ *
+ * The pieces are found with the pattern made sticky (`y`): each `test` matches at the end of the
+ * previous piece and moves `lastIndex` to the end of this one, so no match object and no string is
+ * made per piece; a piece is looked up in the table by a hash of its code units and compared in
+ * place. The global pattern (`encode`'s) skips characters no alternative matches at; cl100k's
+ * pattern matches at every position, but should a sticky match ever fail before the end of the
+ * text, that text is counted the plain way (`matchAll`, every piece as a string).
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
@@ -23,10 +31,10 @@ interface RankMap {
 let encoder: Tiktoken | undefined;
 let ranks: RankMap | undefined;
 let split: RegExp | undefined;
+let sticky: RegExp | undefined;
 /** Whole texts up to this length are memoised (longer ones are not kept alive: memory follows the index, not the text). */
 const MEMO_MAX_CHARS = 256;
 const memo = new Map<string, number>();
-const pieceMemo = new Map<string, number>();
 const utf8 = new TextEncoder();
 
 /** The encoder itself (for tests comparing with `encode`). */
@@ -35,10 +43,15 @@ export function cl100kEncoder(): Tiktoken {
   return encoder;
 }
 
+function rankMap(): RankMap {
+  ranks ??= (cl100kEncoder() as unknown as { rankMap: RankMap }).rankMap;
+  return ranks;
+}
+
 /** Tokens of one piece: js-tiktoken's bytePairMerge, counting the parts it leaves. */
 function pieceTokens(piece: string): number {
   const bytes = utf8.encode(piece);
-  const r = ranks!;
+  const r = rankMap();
   if (r.get(bytes.join(',')) !== undefined) return 1;
   // parts as [start, end) byte ranges, merged lowest rank first (leftmost on equal rank)
   const starts: number[] = Array.from({ length: bytes.length }, (_, i) => i);
@@ -63,22 +76,98 @@ function pieceTokens(piece: string): number {
   return n;
 }
 
+/**
+ * Distinct pieces and their token counts: open addressing over a power-of-two table, keyed by an
+ * FNV-1a hash of the piece's UTF-16 code units, so a piece is found from its offsets in the text
+ * without making a string of it. Slots are [hash, count, offset, length] in one Int32Array (count
+ * -1: empty), the pieces' code units in one pool; a hit compares the code units in place.
+ */
+class PieceTable {
+  private slots = new Int32Array(4 << 16).fill(-1);
+  private pool = new Uint16Array(1 << 18);
+  private poolUsed = 0;
+  private size = 0;
+
+  /** Tokens of text[start, end) (counted and added when new). */
+  count(text: string, start: number, end: number): number {
+    let h = 0x811c9dc5 | 0;
+    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    const len = end - start;
+    const slots = this.slots;
+    const pool = this.pool;
+    const mask = (slots.length >> 2) - 1;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const at = s << 2;
+      const n = slots[at + 1]!;
+      if (n < 0) return this.insert(at, h, text, start, end);
+      if (slots[at] !== h || slots[at + 3] !== len) continue;
+      let p = slots[at + 2]!;
+      let i = start;
+      while (i < end && pool[p] === text.charCodeAt(i)) i++, p++;
+      if (i === end) return n;
+    }
+  }
+
+  private insert(at: number, h: number, text: string, start: number, end: number): number {
+    const n = pieceTokens(text.slice(start, end));
+    const len = end - start;
+    if (this.poolUsed + len > this.pool.length) {
+      const grown = new Uint16Array(Math.max(2 * this.pool.length, this.poolUsed + len));
+      grown.set(this.pool);
+      this.pool = grown;
+    }
+    for (let i = 0; i < len; i++) this.pool[this.poolUsed + i] = text.charCodeAt(start + i);
+    const slots = this.slots;
+    slots[at] = h;
+    slots[at + 1] = n;
+    slots[at + 2] = this.poolUsed;
+    slots[at + 3] = len;
+    this.poolUsed += len;
+    if (++this.size * 2 > slots.length >> 2) this.grow();
+    return n;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2).fill(-1);
+    const mask = (slots.length >> 2) - 1;
+    for (let at = 0; at < old.length; at += 4) {
+      if (old[at + 1]! < 0) continue;
+      let s = old[at]! & mask;
+      while (slots[(s << 2) + 1]! >= 0) s = (s + 1) & mask;
+      slots.set(old.subarray(at, at + 4), s << 2);
+    }
+    this.slots = slots;
+  }
+}
+
+const pieces = new PieceTable();
+
+/** The plain count: every match of the global pattern as a string, as `encode` iterates them (exported for tests). */
+export function countTokensByMatches(text: string): number {
+  split ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'gu');
+  let n = 0;
+  for (const m of text.matchAll(split)) n += pieces.count(m[0], 0, m[0].length);
+  return n;
+}
+
 /** cl100k_base tokens of `text` (special-token strings count as plain text). */
 export function countTokens(text: string): number {
   const short = text.length <= MEMO_MAX_CHARS;
   const hit = short ? memo.get(text) : undefined;
   if (hit !== undefined) return hit;
-  ranks ??= (cl100kEncoder() as unknown as { rankMap: RankMap }).rankMap;
-  split ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'gu');
+  const re = (sticky ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'uy'));
   let n = 0;
-  for (const m of text.matchAll(split)) {
-    const piece = m[0];
-    let c = pieceMemo.get(piece);
-    if (c === undefined) {
-      c = pieceTokens(piece);
-      pieceMemo.set(piece, c);
+  let start = 0;
+  re.lastIndex = 0;
+  while (start < text.length) {
+    if (!re.test(text) || re.lastIndex <= start) {
+      n = countTokensByMatches(text);
+      break;
     }
-    n += c;
+    const end = re.lastIndex;
+    n += pieces.count(text, start, end);
+    start = end;
   }
   if (short) memo.set(text, n);
   return n;
