@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDataset } from '../src/data/dataset.js';
 import { TokenCountCache } from '../src/injection/token-cache.js';
-import { cl100kEncoder, countTokens, countTokensByMatches } from '../src/injection/tokens.js';
+import { cl100kEncoder, cl100kRanks, countTokens, countTokensByMatches } from '../src/injection/tokens.js';
 import { SAMPLE_DIR, sampleExists } from './helpers/shared.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skillret-tokens-'));
@@ -30,6 +30,14 @@ const TEXTS = [
 ];
 
 describe('countTokens', () => {
+  it("reads the rank file into exactly js-tiktoken's rank map (bytes as Latin-1 keys)", () => {
+    const lib = (cl100kEncoder() as unknown as { rankMap: Map<string, number> }).rankMap;
+    const ours = cl100kRanks();
+    expect(ours.size).toBe(lib.size);
+    expect(ours.size).toBeGreaterThan(100_000);
+    for (const [bytes, rank] of lib) expect(ours.get(String.fromCharCode(...bytes.split(',').map(Number)))).toBe(rank);
+  });
+
   it('equals js-tiktoken encode(text).length on every kind of piece', () => {
     for (const t of TEXTS) expect(countTokens(t), JSON.stringify(t.slice(0, 40))).toBe(cl100kEncoder().encode(t, [], []).length);
     // pieces seen before (memoised) in new combinations

@@ -1,10 +1,12 @@
 /**
  * The cl100k_base token counts of the skills' SKILL.md texts, by skill id, that the injection
  * operating points need: each skill counted once per run, and only the skills a run retrieved.
- * `prepare(run)` counts the run's skills not counted yet: on worker threads (count-workers.ts, each
- * reading its records from the skills file) when their records hold at least `MIN_PARALLEL_BYTES`,
- * else in process; `get` then answers synchronously. Counts go through the count cache
- * (token-cache.ts) either way, and are those of `countTokens` whatever the path (tested).
+ * `prepare(run)` counts the run's skills not counted yet (the pipeline starts it as soon as a
+ * first stage has its run, so that counting overlaps the work that follows): on worker threads
+ * (count-workers.ts, each reading its records from the skills file) when their records hold at
+ * least `MIN_PARALLEL_BYTES`, else in process; `get` then answers synchronously. Counts go through
+ * the count cache (token-cache.ts) either way, and are those of `countTokens` whatever the path
+ * (tested).
  */
 import { availableParallelism } from 'node:os';
 import type { Run } from '../core/types.js';
@@ -39,6 +41,7 @@ export class SkillTokenCounts {
   private readonly at = new Map<string, number>();
   /** Per skill: its count, -1 while not counted. */
   private readonly counts: Int32Array;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: SkillTokenOptions) {
     opts.ids.forEach((id, i) => this.at.set(id, i));
@@ -46,8 +49,17 @@ export class SkillTokenCounts {
     if (opts.source && opts.source.ids.length !== opts.ids.length) throw new RangeError(`${opts.ids.length} ids for a source of ${opts.source.ids.length} records`);
   }
 
-  /** Counts every skill of `run` not counted yet. */
-  async prepare(run: Run): Promise<void> {
+  /**
+   * Counts every skill of `run` not counted yet. Calls run one after the other (a call made while
+   * another counts waits for it), so a run can be started early and its counts awaited later.
+   */
+  prepare(run: Run): Promise<void> {
+    const p = this.queue.then(() => this.count(run));
+    this.queue = p.catch(() => undefined); // a failed call leaves its skills uncounted: the next call counts them again
+    return p;
+  }
+
+  private async count(run: Run): Promise<void> {
     const seen = new Uint8Array(this.counts.length);
     const todo: number[] = [];
     for (const hits of run.values()) {

@@ -23,19 +23,13 @@ import cl100k from 'js-tiktoken/ranks/cl100k_base';
 
 export const TOKENIZER = 'cl100k_base (js-tiktoken)';
 
-/** js-tiktoken's byte sequence -> rank map (internal to the library, stable across 1.x). */
-interface RankMap {
-  get(bytes: string): number | undefined;
-}
-
 let encoder: Tiktoken | undefined;
-let ranks: RankMap | undefined;
+let ranks: Map<string, number> | undefined;
 let split: RegExp | undefined;
 let sticky: RegExp | undefined;
 /** Whole texts up to this length are memoised (longer ones are not kept alive: memory follows the index, not the text). */
 const MEMO_MAX_CHARS = 256;
 const memo = new Map<string, number>();
-const utf8 = new TextEncoder();
 
 /** The encoder itself (for tests comparing with `encode`). */
 export function cl100kEncoder(): Tiktoken {
@@ -43,25 +37,38 @@ export function cl100kEncoder(): Tiktoken {
   return encoder;
 }
 
-function rankMap(): RankMap {
-  ranks ??= (cl100kEncoder() as unknown as { rankMap: RankMap }).rankMap;
-  return ranks;
+/**
+ * cl100k's ranks by byte sequence, the bytes as a Latin-1 string (one character per byte): the
+ * entries of js-tiktoken's own rank map (which keys them as "b1,b2,…"; tested equal), read from the
+ * same rank file the way its constructor reads it (lines of a name, the first rank and base64
+ * tokens of consecutive ranks; a token listed twice keeps its last rank), without its decoding
+ * tables and their garbage: ~10 MB instead of ~100 MB per thread that counts.
+ */
+export function cl100kRanks(): ReadonlyMap<string, number> {
+  if (ranks) return ranks;
+  const m = new Map<string, number>();
+  for (const line of (cl100k as { bpe_ranks: string }).bpe_ranks.split('\n')) {
+    if (line === '') continue;
+    const parts = line.split(' ');
+    const offset = Number.parseInt(parts[1]!, 10);
+    for (let i = 2; i < parts.length; i++) m.set(atob(parts[i]!), offset + i - 2);
+  }
+  return (ranks = m);
 }
 
-/** Tokens of one piece: js-tiktoken's bytePairMerge, counting the parts it leaves. */
+/** Tokens of one piece: js-tiktoken's bytePairMerge over the piece's UTF-8 bytes, counting the parts it leaves. */
 function pieceTokens(piece: string): number {
-  const bytes = utf8.encode(piece);
-  const r = rankMap();
-  if (r.get(bytes.join(',')) !== undefined) return 1;
+  const bytes = Buffer.from(piece, 'utf8').toString('latin1');
+  const r = cl100kRanks();
+  if (r.has(bytes)) return 1;
   // parts as [start, end) byte ranges, merged lowest rank first (leftmost on equal rank)
   const starts: number[] = Array.from({ length: bytes.length }, (_, i) => i);
   const end = (i: number) => (i + 1 < starts.length ? starts[i + 1]! : bytes.length);
-  const key = (from: number, to: number) => bytes.subarray(from, to).join(',');
   while (starts.length > 1) {
     let minRank = -1;
     let at = -1;
     for (let i = 0; i < starts.length - 1; i++) {
-      const rank = r.get(key(starts[i]!, end(i + 1)));
+      const rank = r.get(bytes.slice(starts[i]!, end(i + 1)));
       if (rank === undefined) continue;
       if (at < 0 || rank < minRank) {
         minRank = rank;
@@ -72,7 +79,7 @@ function pieceTokens(piece: string): number {
     starts.splice(at + 1, 1);
   }
   let n = 0;
-  for (let i = 0; i < starts.length; i++) if (r.get(key(starts[i]!, end(i))) !== undefined) n++;
+  for (let i = 0; i < starts.length; i++) if (r.has(bytes.slice(starts[i]!, end(i)))) n++;
   return n;
 }
 

@@ -187,6 +187,9 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     const out = await firstStageWithStrategy(strategy, queries, r.top_k, (qs) => runFirstStage(ctx, r, { docs, queries: qs, configDir, earlier: firstStages }));
     const seconds = t();
     firstStages.set(r.id, out);
+    // Its skills' token counts start now, on worker threads, and are awaited by `injection`
+    // (a failure there surfaces when it counts them again).
+    skillTokens.prepare(out.run).catch(() => undefined);
     const { id: _id, ...params } = r;
     stages.push({ kind: 'retrieval', id: r.id, params, info: out.info, seconds });
     timings[`retrieval:${r.id}`] = seconds;
