@@ -65,6 +65,14 @@ describe('countTokens', () => {
       expect(countTokens(t), JSON.stringify(t)).toBe(want);
       expect(countTokensByMatches(t), JSON.stringify(t)).toBe(want);
     }
+    // long pieces (one word, one number run, one punctuation run): many merges, ties among equal pairs
+    for (let i = 0; i < 30; i++) {
+      const letters = ['ab', 'aab', 'xyzzy', 'éà', '日本'][i % 5]!;
+      const len = 50 + Math.floor(rand() * 600);
+      let t = i % 7 === 0 ? ' ' : '';
+      for (let j = 0; j < len; j++) t += i % 3 === 2 ? '=-_.'[Math.floor(rand() * 4)] : letters[Math.floor(rand() * letters.length)];
+      expect(countTokens(t), t.slice(0, 40)).toBe(enc.encode(t, [], []).length);
+    }
   });
 });
 

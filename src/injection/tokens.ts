@@ -56,30 +56,39 @@ export function cl100kRanks(): ReadonlyMap<string, number> {
   return (ranks = m);
 }
 
-/** Tokens of one piece: js-tiktoken's bytePairMerge over the piece's UTF-8 bytes, counting the parts it leaves. */
+/**
+ * Tokens of one piece: js-tiktoken's bytePairMerge over the piece's UTF-8 bytes (merge the adjacent
+ * pair of parts of lowest rank, the leftmost of equal ranks, until no pair is a token), counting the
+ * parts it leaves. Each pair's rank is kept and only the two pairs next to a merge are looked up
+ * again (as tiktoken's own Rust merge does), so a long piece costs O(n) lookups instead of O(n²):
+ * the same merges in the same order.
+ */
 function pieceTokens(piece: string): number {
   const bytes = Buffer.from(piece, 'utf8').toString('latin1');
   const r = cl100kRanks();
   if (r.has(bytes)) return 1;
-  // parts as [start, end) byte ranges, merged lowest rank first (leftmost on equal rank)
-  const starts: number[] = Array.from({ length: bytes.length }, (_, i) => i);
-  const end = (i: number) => (i + 1 < starts.length ? starts[i + 1]! : bytes.length);
-  while (starts.length > 1) {
-    let minRank = -1;
+  const NONE = Number.POSITIVE_INFINITY;
+  // parts as [starts[i], starts[i + 1]) byte ranges; rank[i]: rank of parts i and i + 1 merged
+  const starts: number[] = Array.from({ length: bytes.length + 1 }, (_, i) => i);
+  const pairRank = (i: number): number => (i + 2 < starts.length ? (r.get(bytes.slice(starts[i]!, starts[i + 2]!)) ?? NONE) : NONE);
+  const rank: number[] = Array.from({ length: bytes.length }, (_, i) => pairRank(i));
+  for (;;) {
     let at = -1;
-    for (let i = 0; i < starts.length - 1; i++) {
-      const rank = r.get(bytes.slice(starts[i]!, end(i + 1)));
-      if (rank === undefined) continue;
-      if (at < 0 || rank < minRank) {
-        minRank = rank;
+    let min = NONE;
+    for (let i = 0; i < rank.length - 1; i++) {
+      if (rank[i]! < min) {
+        min = rank[i]!;
         at = i;
       }
     }
     if (at < 0) break;
     starts.splice(at + 1, 1);
+    rank.splice(at + 1, 1);
+    rank[at] = pairRank(at);
+    if (at > 0) rank[at - 1] = pairRank(at - 1);
   }
   let n = 0;
-  for (let i = 0; i < starts.length; i++) if (r.has(bytes.slice(starts[i]!, end(i)))) n++;
+  for (let i = 0; i + 1 < starts.length; i++) if (r.has(bytes.slice(starts[i]!, starts[i + 1]!))) n++;
   return n;
 }
 
