@@ -15,7 +15,7 @@ import { loadDataset } from '../src/data/dataset.js';
 import { fileDocSource } from '../src/data/doc-store.js';
 import { countSkillTokensOnWorkers } from '../src/injection/count-workers.js';
 import { SkillTokenCounts } from '../src/injection/skill-tokens.js';
-import { TokenCountCache } from '../src/injection/token-cache.js';
+import { TokenCountCache, textHash } from '../src/injection/token-cache.js';
 import { countTokens } from '../src/injection/tokens.js';
 import { cleanupTemp, makeDataset } from './fixtures/data/make-dataset.js';
 
@@ -78,7 +78,7 @@ describe('SKILL.md token counts on worker threads', () => {
     expect(workers.get('not-a-skill')).toBe(0);
   });
 
-  it('fill the count cache and are answered by it on the next run', async () => {
+  it('fill the count cache and are answered by it on the next run (in process, and by the workers)', async () => {
     const { ds, source } = await load();
     const ids = ds.skills.map((s) => s.id);
     const dir = join(cacheDir, 'on');
@@ -88,13 +88,18 @@ describe('SKILL.md token counts on worker threads', () => {
     first.save();
     const again = TokenCountCache.open(dir, true);
     expect(again.knownHashes()).toHaveLength(new Set(ds.skills.slice(0, 25).map((s) => s.skillMd)).size); // the run's skills
-    // a forged count proves the workers skip what the cache holds
-    const h = again.knownHashes().find((x) => again.lookup(x) === countTokens(ds.skills[3]!.skillMd))!;
+    // a forged count proves the next run takes what the cache holds
+    const h = textHash(ds.skills[3]!.skillMd);
+    expect(again.lookup(h)).toBe(countTokens(ds.skills[3]!.skillMd));
     again.record(h, 99999);
     const counts = new SkillTokenCounts({ ...opts, cache: again });
     await counts.prepare(runOf(ids));
     expect(counts.get(ids[3]!)).toBe(99999);
     expect(counts.get(ids[4]!)).toBe(countTokens(ds.skills[4]!.skillMd));
+    // the workers themselves, given the cache's hashes: -1 for a text the cache holds, and every hash
+    const w = await countSkillTokensOnWorkers(source, [3, 30], 2, again.knownHashes(), 1);
+    expect([...w.counts]).toEqual([-1, countTokens(ds.skills[30]!.skillMd)]);
+    expect(w.hashes).toEqual([h, textHash(ds.skills[30]!.skillMd)]);
   });
 
   it('refuse a skills file that changed after loading, with one clear error', async () => {

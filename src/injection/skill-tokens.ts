@@ -75,7 +75,10 @@ export class SkillTokenCounts {
     const threads = this.opts.threads ?? defaultCountThreads();
     let bytes = 0;
     if (source) for (const i of todo) bytes += source.lengths[i]!;
-    if (!source || threads < 1 || bytes < (this.opts.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
+    // A cache that holds counts for at least half as many texts (a warm run) leaves mostly reading
+    // and hashing to do: cheaper here than starting workers.
+    const cached = cache.byHashes && cache.size >= todo.length / 2;
+    if (!source || threads < 1 || cached || bytes < (this.opts.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
       for (const i of todo) this.get(this.opts.ids[i]!);
       return;
     }

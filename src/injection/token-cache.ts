@@ -69,6 +69,11 @@ export class TokenCountCache {
     return this.file !== undefined;
   }
 
+  /** How many texts' counts the cache holds. */
+  get size(): number {
+    return this.byHash.size;
+  }
+
   /** The hashes of the texts whose counts the cache holds. */
   knownHashes(): string[] {
     return [...this.byHash.keys()];
