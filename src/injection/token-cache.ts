@@ -10,6 +10,11 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic.js';
 import { countTokens } from './tokens.js';
 
+/** The cache's key of a text: its SHA-256 (hex, UTF-8). */
+export function textHash(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
 export class TokenCountCache {
   private readonly byHash: Map<string, number>;
   private readonly byText = new Map<string, number>();
@@ -46,7 +51,7 @@ export class TokenCountCache {
     let n: number;
     if (this.file === undefined) n = countTokens(text);
     else {
-      const h = createHash('sha256').update(text, 'utf8').digest('hex');
+      const h = textHash(text);
       const hit = this.byHash.get(h);
       if (hit !== undefined) n = hit;
       else {
@@ -57,6 +62,33 @@ export class TokenCountCache {
     }
     if (keep) this.byText.set(text, n);
     return n;
+  }
+
+  /** Whether counts are kept by text hash (the cache is on): then counts made elsewhere come with their hash (`record`). */
+  get byHashes(): boolean {
+    return this.file !== undefined;
+  }
+
+  /** How many texts' counts the cache holds. */
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** The hashes of the texts whose counts the cache holds. */
+  knownHashes(): string[] {
+    return [...this.byHash.keys()];
+  }
+
+  /** The count held for the text of hash `h`. */
+  lookup(h: string): number | undefined {
+    return this.byHash.get(h);
+  }
+
+  /** A count made elsewhere (a worker thread) of the text of hash `h`. */
+  record(h: string, n: number): void {
+    if (this.file === undefined || this.byHash.get(h) === n) return;
+    this.byHash.set(h, n);
+    this.dirty = true;
   }
 
   /** Writes new entries (atomically); a no-op when nothing was added. */

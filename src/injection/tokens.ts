@@ -3,31 +3,33 @@
  * tokenizer the SkillRet paper used for its length statistics). The rank file ships inside the
  * package, so counting works offline. Counts of short texts are memoised by text.
  *
- * Speed: the count of a text is the sum over its pieces (the matches of cl100k's split pattern over
- * the whole text, exactly as js-tiktoken's `encode` splits it when no special token is allowed) of
- * each piece's count: 1 when its bytes are a token, else the number of parts js-tiktoken's
- * byte-pair merge leaves. Pieces repeat (words), so each distinct piece is merged once and its count
- * memoised: the same counts as `encode(text, [], []).length` (tested), without running the
- * quadratic merge of every word of a 100 MB corpus again.
+ * Speed: the count of a text is the sum over its pieces (the matches of cl100k's split pattern,
+ * js-tiktoken's own `pat_str`, over the whole text, exactly as js-tiktoken's `encode` splits it when
+ * no special token is allowed) of each piece's count: 1 when its bytes are a token, else the number
+ * of parts js-tiktoken's byte-pair merge leaves. Pieces repeat (words), so each distinct piece is
+ * merged once and its count kept in a table (`PieceTable`): the same counts as
+ * `encode(text, [], []).length` (tested), without running the quadratic merge of every word of a
+ * 100 MB corpus again.
+ *
+ * The pieces are found with the pattern made sticky (`y`): each `test` matches at the end of the
+ * previous piece and moves `lastIndex` to the end of this one, so no match object and no string is
+ * made per piece; a piece is looked up in the table by a hash of its code units and compared in
+ * place. The global pattern (`encode`'s) skips characters no alternative matches at; cl100k's
+ * pattern matches at every position, but should a sticky match ever fail before the end of the
+ * text, that text is counted the plain way (`matchAll`, every piece as a string).
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 
 export const TOKENIZER = 'cl100k_base (js-tiktoken)';
 
-/** js-tiktoken's byte sequence -> rank map (internal to the library, stable across 1.x). */
-interface RankMap {
-  get(bytes: string): number | undefined;
-}
-
 let encoder: Tiktoken | undefined;
-let ranks: RankMap | undefined;
+let ranks: Map<string, number> | undefined;
 let split: RegExp | undefined;
+let sticky: RegExp | undefined;
 /** Whole texts up to this length are memoised (longer ones are not kept alive: memory follows the index, not the text). */
 const MEMO_MAX_CHARS = 256;
 const memo = new Map<string, number>();
-const pieceMemo = new Map<string, number>();
-const utf8 = new TextEncoder();
 
 /** The encoder itself (for tests comparing with `encode`). */
 export function cl100kEncoder(): Tiktoken {
@@ -35,31 +37,133 @@ export function cl100kEncoder(): Tiktoken {
   return encoder;
 }
 
-/** Tokens of one piece: js-tiktoken's bytePairMerge, counting the parts it leaves. */
+/**
+ * cl100k's ranks by byte sequence, the bytes as a Latin-1 string (one character per byte): the
+ * entries of js-tiktoken's own rank map (which keys them as "b1,b2,…"; tested equal), read from the
+ * same rank file the way its constructor reads it (lines of a name, the first rank and base64
+ * tokens of consecutive ranks; a token listed twice keeps its last rank), without its decoding
+ * tables and their garbage: ~10 MB instead of ~100 MB per thread that counts.
+ */
+export function cl100kRanks(): ReadonlyMap<string, number> {
+  if (ranks) return ranks;
+  const m = new Map<string, number>();
+  for (const line of (cl100k as { bpe_ranks: string }).bpe_ranks.split('\n')) {
+    if (line === '') continue;
+    const parts = line.split(' ');
+    const offset = Number.parseInt(parts[1]!, 10);
+    for (let i = 2; i < parts.length; i++) m.set(atob(parts[i]!), offset + i - 2);
+  }
+  return (ranks = m);
+}
+
+/**
+ * Tokens of one piece: js-tiktoken's bytePairMerge over the piece's UTF-8 bytes (merge the adjacent
+ * pair of parts of lowest rank, the leftmost of equal ranks, until no pair is a token), counting the
+ * parts it leaves. Each pair's rank is kept and only the two pairs next to a merge are looked up
+ * again (as tiktoken's own Rust merge does), so a long piece costs O(n) lookups instead of O(n²):
+ * the same merges in the same order.
+ */
 function pieceTokens(piece: string): number {
-  const bytes = utf8.encode(piece);
-  const r = ranks!;
-  if (r.get(bytes.join(',')) !== undefined) return 1;
-  // parts as [start, end) byte ranges, merged lowest rank first (leftmost on equal rank)
-  const starts: number[] = Array.from({ length: bytes.length }, (_, i) => i);
-  const end = (i: number) => (i + 1 < starts.length ? starts[i + 1]! : bytes.length);
-  const key = (from: number, to: number) => bytes.subarray(from, to).join(',');
-  while (starts.length > 1) {
-    let minRank = -1;
+  const bytes = Buffer.from(piece, 'utf8').toString('latin1');
+  const r = cl100kRanks();
+  if (r.has(bytes)) return 1;
+  const NONE = Number.POSITIVE_INFINITY;
+  // parts as [starts[i], starts[i + 1]) byte ranges; rank[i]: rank of parts i and i + 1 merged
+  const starts: number[] = Array.from({ length: bytes.length + 1 }, (_, i) => i);
+  const pairRank = (i: number): number => (i + 2 < starts.length ? (r.get(bytes.slice(starts[i]!, starts[i + 2]!)) ?? NONE) : NONE);
+  const rank: number[] = Array.from({ length: bytes.length }, (_, i) => pairRank(i));
+  for (;;) {
     let at = -1;
-    for (let i = 0; i < starts.length - 1; i++) {
-      const rank = r.get(key(starts[i]!, end(i + 1)));
-      if (rank === undefined) continue;
-      if (at < 0 || rank < minRank) {
-        minRank = rank;
+    let min = NONE;
+    for (let i = 0; i < rank.length - 1; i++) {
+      if (rank[i]! < min) {
+        min = rank[i]!;
         at = i;
       }
     }
     if (at < 0) break;
     starts.splice(at + 1, 1);
+    rank.splice(at + 1, 1);
+    rank[at] = pairRank(at);
+    if (at > 0) rank[at - 1] = pairRank(at - 1);
   }
   let n = 0;
-  for (let i = 0; i < starts.length; i++) if (r.get(key(starts[i]!, end(i))) !== undefined) n++;
+  for (let i = 0; i + 1 < starts.length; i++) if (r.has(bytes.slice(starts[i]!, starts[i + 1]!))) n++;
+  return n;
+}
+
+/**
+ * Distinct pieces and their token counts: open addressing over a power-of-two table, keyed by an
+ * FNV-1a hash of the piece's UTF-16 code units, so a piece is found from its offsets in the text
+ * without making a string of it. Slots are [hash, count, offset, length] in one Int32Array (count
+ * -1: empty), the pieces' code units in one pool; a hit compares the code units in place.
+ */
+class PieceTable {
+  private slots = new Int32Array(4 << 16).fill(-1);
+  private pool = new Uint16Array(1 << 18);
+  private poolUsed = 0;
+  private size = 0;
+
+  /** Tokens of text[start, end) (counted and added when new). */
+  count(text: string, start: number, end: number): number {
+    let h = 0x811c9dc5 | 0;
+    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    const len = end - start;
+    const slots = this.slots;
+    const pool = this.pool;
+    const mask = (slots.length >> 2) - 1;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const at = s << 2;
+      const n = slots[at + 1]!;
+      if (n < 0) return this.insert(at, h, text, start, end);
+      if (slots[at] !== h || slots[at + 3] !== len) continue;
+      let p = slots[at + 2]!;
+      let i = start;
+      while (i < end && pool[p] === text.charCodeAt(i)) i++, p++;
+      if (i === end) return n;
+    }
+  }
+
+  private insert(at: number, h: number, text: string, start: number, end: number): number {
+    const n = pieceTokens(text.slice(start, end));
+    const len = end - start;
+    if (this.poolUsed + len > this.pool.length) {
+      const grown = new Uint16Array(Math.max(2 * this.pool.length, this.poolUsed + len));
+      grown.set(this.pool);
+      this.pool = grown;
+    }
+    for (let i = 0; i < len; i++) this.pool[this.poolUsed + i] = text.charCodeAt(start + i);
+    const slots = this.slots;
+    slots[at] = h;
+    slots[at + 1] = n;
+    slots[at + 2] = this.poolUsed;
+    slots[at + 3] = len;
+    this.poolUsed += len;
+    if (++this.size * 2 > slots.length >> 2) this.grow();
+    return n;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2).fill(-1);
+    const mask = (slots.length >> 2) - 1;
+    for (let at = 0; at < old.length; at += 4) {
+      if (old[at + 1]! < 0) continue;
+      let s = old[at]! & mask;
+      while (slots[(s << 2) + 1]! >= 0) s = (s + 1) & mask;
+      slots.set(old.subarray(at, at + 4), s << 2);
+    }
+    this.slots = slots;
+  }
+}
+
+const pieces = new PieceTable();
+
+/** The plain count: every match of the global pattern as a string, as `encode` iterates them (exported for tests). */
+export function countTokensByMatches(text: string): number {
+  split ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'gu');
+  let n = 0;
+  for (const m of text.matchAll(split)) n += pieces.count(m[0], 0, m[0].length);
   return n;
 }
 
@@ -68,17 +172,18 @@ export function countTokens(text: string): number {
   const short = text.length <= MEMO_MAX_CHARS;
   const hit = short ? memo.get(text) : undefined;
   if (hit !== undefined) return hit;
-  ranks ??= (cl100kEncoder() as unknown as { rankMap: RankMap }).rankMap;
-  split ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'gu');
+  const re = (sticky ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'uy'));
   let n = 0;
-  for (const m of text.matchAll(split)) {
-    const piece = m[0];
-    let c = pieceMemo.get(piece);
-    if (c === undefined) {
-      c = pieceTokens(piece);
-      pieceMemo.set(piece, c);
+  let start = 0;
+  re.lastIndex = 0;
+  while (start < text.length) {
+    if (!re.test(text) || re.lastIndex <= start) {
+      n = countTokensByMatches(text);
+      break;
     }
-    n += c;
+    const end = re.lastIndex;
+    n += pieces.count(text, start, end);
+    start = end;
   }
   if (short) memo.set(text, n);
   return n;

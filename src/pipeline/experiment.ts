@@ -27,6 +27,7 @@ import { offlineFromEnv } from '../util/paths.js';
 import { firstStageWithStrategy, rerankWithStrategy, strategyOf } from './query-strategy.js';
 import { operatingPoints, type OperatingPoints } from '../injection/operating-points.js';
 import { TokenCountCache } from '../injection/token-cache.js';
+import { SkillTokenCounts } from '../injection/skill-tokens.js';
 import { strategyBaseline, type StrategyBaseline } from './strategy-pairs.js';
 import { faultPoint } from '../util/fault.js';
 
@@ -161,18 +162,18 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   const queryText = new Map(queries.map((q) => [q.id, q.text]));
   timings.build_documents = t();
 
-  // Injection operating points: cl100k_base tokens of each injected skill's SKILL.md text.
-  const skillAt = new Map(dataset.skills.map((s, i) => [s.id, i]));
-  const skillMd = { get: (id: string) => (skillAt.has(id) ? dataset.skills[skillAt.get(id)!]!.skillMd : undefined) };
+  // Injection operating points: cl100k_base tokens of each injected skill's SKILL.md text, each
+  // skill read and counted once (on worker threads when a run brings many new ones).
   const tokenCounts = TokenCountCache.open(ctx.cacheDir, ctx.useCache);
-  const countOf = new Map<string, number>(); // by skill id: each SKILL.md is read and counted once
-  const count = (id: string): number => {
-    let n = countOf.get(id);
-    if (n === undefined) countOf.set(id, (n = tokenCounts.count(skillMd.get(id) ?? '')));
-    return n;
-  };
-  const injection = (run: Run) => {
-    const points = operatingPoints(run, dataset.qrels, count, config.operating_points.completeness);
+  const skillTokens = new SkillTokenCounts({
+    ids: dataset.skills.map((s) => s.id),
+    skillMd: (i) => dataset.skills[i]!.skillMd,
+    ...(docs.source ? { source: docs.source } : {}),
+    cache: tokenCounts,
+  });
+  const injection = async (run: Run) => {
+    await skillTokens.prepare(run);
+    const points = operatingPoints(run, dataset.qrels, (id) => skillTokens.get(id), config.operating_points.completeness);
     tokenCounts.save();
     return points;
   };
@@ -186,6 +187,9 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     const out = await firstStageWithStrategy(strategy, queries, r.top_k, (qs) => runFirstStage(ctx, r, { docs, queries: qs, configDir, earlier: firstStages }));
     const seconds = t();
     firstStages.set(r.id, out);
+    // Its skills' token counts start now, on worker threads, and are awaited by `injection`
+    // (a failure there surfaces when it counts them again).
+    skillTokens.prepare(out.run).catch(() => undefined);
     const { id: _id, ...params } = r;
     stages.push({ kind: 'retrieval', id: r.id, params, info: out.info, seconds });
     timings[`retrieval:${r.id}`] = seconds;
@@ -209,7 +213,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
       approximation = { overlap: overlapAtK(fs.run, fs.exactRun, ks), delta, exact: aggregateOf(exactEval) };
     }
     if (config.rerankers.some((x) => x.id === 'none')) {
-      runs.push({ retriever: r.id, reranker: 'none', run: fs.run, evaluation: ev, operatingPoints: injection(fs.run), ...(approximation ? { approximation } : {}) });
+      runs.push({ retriever: r.id, reranker: 'none', run: fs.run, evaluation: ev, operatingPoints: await injection(fs.run), ...(approximation ? { approximation } : {}) });
     }
   }
 
@@ -254,7 +258,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
         reranker: rr.id,
         run,
         evaluation,
-        operatingPoints: injection(run),
+        operatingPoints: await injection(run),
         onOff: { depth: rr.depth, oracle: rr.oracle, base: baseEval.get(r.id)!, ceiling, attribution: attr },
       });
     }
