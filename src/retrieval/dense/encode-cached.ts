@@ -67,6 +67,9 @@ export interface EncodeOptions extends EncodeCommon {
   tokenizerSha256: string;
 }
 
+/** What the local cache key reads of an embedder (a loaded `Embedder` or a lazy one, lazy-embedder.ts). */
+export type KeyedLocalEncoder = BatchEncoder & Pick<Embedder, 'options' | 'maxLength' | 'prefixFor'>;
+
 /** Anything that embeds texts of a role in batches, reporting each batch (the local Embedder is one). */
 export interface BatchEncoder {
   embed(texts: readonly string[], role: Role, onBatch?: OnBatch): Promise<Float32Array[]>;
@@ -87,7 +90,7 @@ export interface KeyedEncodeOptions extends EncodeCommon {
  * the tiny test encoder at 1, 2 and 3 threads, so a cache filled on one machine serves another.
  */
 export async function encodeWithCache(
-  embedder: Embedder,
+  embedder: KeyedLocalEncoder,
   texts: readonly string[],
   role: Role,
   o: EncodeOptions,
