@@ -22,9 +22,9 @@ import { useLiteModelComplete } from '../models/use-lite/convert.js';
 
 /**
  * Cache subfolders the stages write (BM25, embeddings, embedder facts, exact dense search, HNSW,
- * reranker scores, remote, hub downloads).
+ * reranker scores, remote, hub downloads, report charts).
  */
-export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-search', 'hnsw', 'rerank', 'remote', 'hf', 'datasets'] as const;
+export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-search', 'hnsw', 'rerank', 'remote', 'hf', 'datasets', 'report-svg'] as const;
 
 export interface PreflightOptions {
   cacheDir: string;
