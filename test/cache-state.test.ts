@@ -2,7 +2,7 @@
  * Results do not depend on cache state: for the example configs that run offline on the bundled
  * fixture (every example config that needs no network or ../shared), a cold run, a warm run, a `--no-cache` run, a partially cached run (half of every
  * reranker score chunk and one embedding chunk gone, the HNSW index deleted) and a run over a
- * corrupted cache entry (embedding chunks, reranker scores, exact-search results, embedder facts) write byte-identical metrics.json, run.trec, per-query.jsonl and
+ * corrupted cache entry (embedding chunks, reranker scores, exact-search results, embedder facts, dense stage outputs) write byte-identical metrics.json, run.trec, per-query.jsonl and
  * breakdown.json. (Before batches were formed by length bucket, the partially cached quickstart
  * run differed in the low bits of about a quarter of its reranker scores.)
  */
@@ -67,8 +67,8 @@ function thinOut(cache: string): void {
   const emb = filesUnder(join(cache, 'embeddings'), (p) => p.endsWith('.bin'));
   if (emb.length > 0) rmSync(emb[0]!);
   rmSync(join(cache, 'hnsw'), { recursive: true, force: true });
-  // The exact-search results and the embedder facts: the first of each gone.
-  for (const sub of ['dense-search', 'embedder-facts']) {
+  // The exact-search results, the embedder facts and the dense stage outputs: the first of each gone.
+  for (const sub of ['dense-search', 'embedder-facts', 'dense-stage']) {
     const [first] = filesUnder(join(cache, sub), () => true);
     if (first) rmSync(first);
   }
@@ -91,6 +91,10 @@ function corrupt(cache: string): void {
     writeFileSync(f, b.subarray(0, b.length >> 1));
   }
   for (const f of filesUnder(join(cache, 'embedder-facts'), (p) => p.endsWith('.json'))) writeFileSync(f, '{"format": "garbled');
+  for (const f of filesUnder(join(cache, 'dense-stage'), (p) => p.endsWith('.json'))) {
+    const t = readFileSync(f, 'utf8');
+    writeFileSync(f, t.slice(0, t.length >> 1));
+  }
 }
 
 async function run(config: string, o: { cacheDir?: string; cache?: boolean }): Promise<void> {

@@ -91,6 +91,15 @@ export class LazyEmbedder implements LocalEmbedder {
   }
 }
 
+/** A lazy embedder of `model` when its facts are cached, else null (nothing is loaded either way). */
+export async function peekEmbedder(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions, o: OpenEmbedderOptions): Promise<LazyEmbedder | null> {
+  checkEmbedderInputs(model, options, loc);
+  if (!o.useCache) return null;
+  const key = await embedderFactsKey(model.folder, modelFilePaths(model.folder, options.dtype), options.dtype, o.cacheDir);
+  const facts = key === null ? null : readEmbedderFacts(o.cacheDir, key, o.log);
+  return facts === null ? null : new LazyEmbedder(model, options, facts, () => Embedder.load(model, options, loc));
+}
+
 /**
  * The local embedder of `model`: lazy when its facts are cached, else loaded now (and its facts
  * stored). The checks that need no load (options, model files present) run first either way.
