@@ -89,8 +89,7 @@ export async function denseStageKey(ctx: StageContext, spec: DenseSpec, store: D
   const corpus = await corpusFingerprint(store, ctx.cacheDir);
   if (corpus === null) return null;
   const loc: ModelLocationOptions = { offline: ctx.offline || offlineFromEnv(), cacheDir: ctx.cacheDir, modelsDir: modelsDir() };
-  const quiet = { ...ctx, log: () => {} };
-  const { model, options, vectorPrecision } = await resolveSpec(quiet, spec, loc);
+  const { model, options, vectorPrecision } = await resolveSpec(ctx, spec, loc);
   const embedder = await peekEmbedder(model, options, loc, { cacheDir: ctx.cacheDir, useCache: true, log: () => {} });
   if (!embedder) return null;
   const modelSha = (await modelFilesSha256(embedder.modelFiles, ctx.cacheDir)).sha256;
@@ -174,6 +173,11 @@ export async function withDenseStageCache(
       try {
         const { run, info } = decodeStage(readFileSync(path, 'utf8'), key, store.ids, queries);
         const seconds = (performance.now() - t0) / 1000;
+        // The notes the stage itself logs (retriever.ts), from the same facts.
+        if (info.model.warning) ctx.log(`dense ${spec.id}: ${info.model.warning}`);
+        if (info.options.pooling === 'last_token' && info.options.specialTokens.suffix.length === 0) {
+          ctx.log(`dense ${spec.id}: last-token pooling, but the tokenizer appends no end token: the vector is the last text token's state`);
+        }
         const none = { hits: 0, misses: 0 };
         return {
           run,
