@@ -2,7 +2,7 @@
  * Results do not depend on cache state: for the example configs that run offline on the bundled
  * fixture (every example config that needs no network or ../shared), a cold run, a warm run, a `--no-cache` run, a partially cached run (half of every
  * reranker score chunk and one embedding chunk gone, the HNSW index deleted) and a run over a
- * corrupted cache entry write byte-identical metrics.json, run.trec, per-query.jsonl and
+ * corrupted cache entry (embedding chunks, reranker scores, exact-search results, embedder facts, dense stage outputs) write byte-identical metrics.json, run.trec, per-query.jsonl and
  * breakdown.json. (Before batches were formed by length bucket, the partially cached quickstart
  * run differed in the low bits of about a quarter of its reranker scores.)
  */
@@ -67,6 +67,11 @@ function thinOut(cache: string): void {
   const emb = filesUnder(join(cache, 'embeddings'), (p) => p.endsWith('.bin'));
   if (emb.length > 0) rmSync(emb[0]!);
   rmSync(join(cache, 'hnsw'), { recursive: true, force: true });
+  // The exact-search results, the embedder facts and the dense stage outputs: the first of each gone.
+  for (const sub of ['dense-search', 'embedder-facts', 'dense-stage']) {
+    const [first] = filesUnder(join(cache, sub), () => true);
+    if (first) rmSync(first);
+  }
 }
 
 /** Garbles every reranker chunk's second line and the tail of every embedding chunk. */
@@ -79,6 +84,16 @@ function corrupt(cache: string): void {
   for (const f of filesUnder(join(cache, 'embeddings'), (p) => p.endsWith('.bin'))) {
     const b = readFileSync(f);
     writeFileSync(f, b.subarray(0, Math.max(1, b.length - 7)));
+  }
+  // Cached exact-search results cut short, embedder facts garbled.
+  for (const f of filesUnder(join(cache, 'dense-search'), (p) => p.endsWith('.bin'))) {
+    const b = readFileSync(f);
+    writeFileSync(f, b.subarray(0, b.length >> 1));
+  }
+  for (const f of filesUnder(join(cache, 'embedder-facts'), (p) => p.endsWith('.json'))) writeFileSync(f, '{"format": "garbled');
+  for (const f of filesUnder(join(cache, 'dense-stage'), (p) => p.endsWith('.json'))) {
+    const t = readFileSync(f, 'utf8');
+    writeFileSync(f, t.slice(0, t.length >> 1));
   }
 }
 

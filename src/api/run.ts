@@ -142,7 +142,7 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       const total = stopwatch();
       res = await runPipeline(ctx, s.config);
       summary = writeResults(analyze(res), { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() }, { dir: staged.staging });
-      await writeHtmlReport(staged.staging, s.config.stats);
+      await writeHtmlReport(staged.staging, s.config.stats, s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
       const info = staged.commit();
       if (info.removedRuns.length > 0) ctx.log(`output: run folders of an earlier config are gone with the old results (not in this config): ${info.removedRuns.join(', ')}`);
     } catch (e) {

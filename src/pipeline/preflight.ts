@@ -20,8 +20,11 @@ import { gloveModelComplete } from '../models/glove/convert.js';
 import { USE_LITE_NAME, useLiteDir } from '../models/use-lite/names.js';
 import { useLiteModelComplete } from '../models/use-lite/convert.js';
 
-/** Cache subfolders the stages write (BM25, embeddings, HNSW, reranker scores, remote, hub downloads). */
-export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'hnsw', 'rerank', 'remote', 'hf', 'datasets'] as const;
+/**
+ * Cache subfolders the stages write (BM25, embeddings, embedder facts, exact dense search, dense stage outputs, HNSW,
+ * reranker scores, remote, hub downloads, report charts).
+ */
+export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-search', 'dense-stage', 'hnsw', 'rerank', 'remote', 'hf', 'datasets', 'report-svg'] as const;
 
 export interface PreflightOptions {
   cacheDir: string;

@@ -46,7 +46,8 @@ function costRow(s: StageRecord): string[] {
     truncation = `${info.truncatedPairs}/${scored} scored pairs`;
   }
   let hits = '–';
-  if (typeof cache.hits === 'number') hits = `${cache.hits} hit / ${cache.misses ?? 0} miss`;
+  if (cache.stage === 'hit') hits = 'stage output reused';
+  else if (typeof cache.hits === 'number') hits = `${cache.hits} hit / ${cache.misses ?? 0} miss`;
   else if (info.cache === 'hit') hits = 'index reused';
   else if (info.cache === 'miss' || info.cache === 'off') hits = 'index built';
   else if (typeof info.cachedPairs === 'number' && typeof info.pairs === 'number') hits = `${info.cachedPairs} / ${info.pairs} pairs cached`;

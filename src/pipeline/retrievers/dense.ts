@@ -7,6 +7,7 @@ import { docArray } from '../../data/doc-store.js';
 import { defineFirstStage } from '../../core/stages.js';
 import { denseRetrieve, type DenseSpec } from '../../retrieval/dense/retriever.js';
 import type { IndexSpec } from '../../retrieval/dense/search.js';
+import { withDenseStageCache } from '../../retrieval/dense/stage-cache.js';
 import { modelsDir } from '../../util/paths.js';
 import { endpointSchema, idSchema, otherOptions, posInt } from '../config-parts.js';
 import { resolveModelRef } from '../model-ref.js';
@@ -80,7 +81,10 @@ export const denseRetriever = defineFirstStage({
   async run(ctx, r, input) {
     if (r.endpoint) return remoteDenseRun(ctx, { ...r, endpoint: r.endpoint }, input);
     const spec = denseSpec(r, input.configDir);
-    const out = await denseRetrieve(ctx, spec, docArray(input.docs), input.queries.map((q) => ({ id: q.id, text: q.text })));
+    // A warm rerun over the same corpus file reads the stage's output (no text read: stage-cache.ts).
+    const out = await withDenseStageCache(ctx, spec, input.docs, input.queries, () =>
+      denseRetrieve(ctx, spec, docArray(input.docs), input.queries.map((q) => ({ id: q.id, text: q.text }))),
+    );
     return {
       run: out.run,
       ...(out.exactRun ? { exactRun: out.exactRun } : {}),

@@ -4,17 +4,21 @@
  * sans-serif family). The page then holds static SVG and no chart code. Vega escapes every text it
  * writes into the SVG.
  */
-import * as vega from 'vega';
-import * as vl from 'vega-lite';
+import type * as vl from 'vega-lite';
 import type { OnOffView, ReportModel, SliceView } from '../../analysis/report-view.js';
 
 type Spec = vl.TopLevelSpec;
 
-const CONFIG = { font: 'sans-serif', background: 'white', view: { stroke: '#ddd' }, axis: { labelLimit: 180 } } as const;
+/** Renders one chart specification to SVG (`renderSvg`, or the same through the chart cache, svg-cache.ts). */
+export type SvgRenderer = (spec: Spec) => Promise<string>;
 
-/** Renders a Vega-Lite spec to an SVG string. */
+/** The chart settings every specification is rendered with (part of the chart cache key). */
+export const CHART_CONFIG = { font: 'sans-serif', background: 'white', view: { stroke: '#ddd' }, axis: { labelLimit: 180 } } as const;
+
+/** Renders a Vega-Lite spec to an SVG string (vega and vega-lite are loaded on the first call). */
 export async function renderSvg(spec: Spec): Promise<string> {
-  const compiled = vl.compile({ ...spec, config: { ...CONFIG, ...(spec.config ?? {}) } } as Spec).spec;
+  const [vega, vl] = await Promise.all([import('vega'), import('vega-lite')]);
+  const compiled = vl.compile({ ...spec, config: { ...CHART_CONFIG, ...(spec.config ?? {}) } } as Spec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   try {
     return await view.toSVG();

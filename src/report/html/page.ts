@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { formatFixed, formatPercent, formatPercentDelta } from '../../metrics/round.js';
 import { mainTable, methodNotes, type Cell } from '../systems/model.js';
-import { atKSpec, onOffSpec, renderSvg, sliceSpec } from './charts.js';
+import { atKSpec, onOffSpec, renderSvg, sliceSpec, type SvgRenderer } from './charts.js';
 import { CLIENT_SCRIPT } from './client.js';
 import type { ReportModel } from '../../analysis/report-view.js';
 import { STYLE } from './style.js';
@@ -56,12 +56,12 @@ function comparisonSection(m: ReportModel): string {
 <div class="notes">${methodNotes(c, (s) => s).map((n) => `<p>${escapeHtml(n)}</p>`).join('')}<p>Click a column header to sort.</p></div></section>`;
 }
 
-async function chartsSection(m: ReportModel): Promise<string> {
+async function chartsSection(m: ReportModel, svg: SvgRenderer): Promise<string> {
   if (m.atK.length === 0) return '';
-  return `<section id="charts"><h2>Metrics at k</h2><figure class="chart" id="chart-at-k">${await renderSvg(atKSpec(m.atK))}</figure></section>`;
+  return `<section id="charts"><h2>Metrics at k</h2><figure class="chart" id="chart-at-k">${await svg(atKSpec(m.atK))}</figure></section>`;
 }
 
-async function onOffSection(m: ReportModel): Promise<string> {
+async function onOffSection(m: ReportModel, svg: SvgRenderer): Promise<string> {
   if (m.onOff.length === 0) return '';
   const parts: string[] = [];
   for (const v of m.onOff) {
@@ -73,7 +73,7 @@ async function onOffSection(m: ReportModel): Promise<string> {
     const ceil = Object.entries(v.ceiling).map(([k, x]) => `${escapeHtml(k)} ${formatPercent(x)}`).join(', ');
     parts.push(`<div class="onoff"><h3>${escapeHtml(v.label)} <span class="muted">vs ${escapeHtml(v.versus)}, depth ${v.depth}</span></h3>
 <p class="counts">By ${escapeHtml(v.key)}: <span class="helped">helped ${v.counts.helped}</span>, <span class="hurt">hurt ${v.counts.hurt}</span>, unchanged ${v.counts.unchanged}. Ceiling (first stage at depth ${v.depth}): ${ceil || '–'}.</p>
-<figure class="chart">${await renderSvg(onOffSpec(v))}</figure>
+<figure class="chart">${await svg(onOffSpec(v))}</figure>
 <table class="sortable"><thead><tr><th>Metric</th><th>Off</th><th>On</th><th>Δ</th><th>p (rand.)</th><th>p (t)</th></tr></thead><tbody>${rows}</tbody></table></div>`);
   }
   return `<section id="onoff"><h2>Reranker on/off</h2><p class="muted">Each reranked run against the same first stage without a reranker, per query (paired); ×100.</p>${parts.join('\n')}</section>`;
@@ -107,27 +107,27 @@ function sliceOnOffTable(s: ReportModel['slices'][number]): string {
 <div class="scroll"><table><thead><tr><th>Run</th>${s.groups.map((g) => `<th>${escapeHtml(g.name)}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-async function slicesSection(m: ReportModel): Promise<string> {
+async function slicesSection(m: ReportModel, svg: SvgRenderer): Promise<string> {
   if (m.slices.length === 0) return '';
   const parts: string[] = [];
   for (const s of m.slices) {
     parts.push(`<div class="slice"><h3>By ${escapeHtml(s.name)}</h3>${s.note ? `<p class="muted">${escapeHtml(s.note)}</p>` : ''}
 <p class="muted">${s.groups.map((g) => `${escapeHtml(g.name)} (${g.queries})`).join(', ')}</p>
-<figure class="chart">${await renderSvg(sliceSpec(s))}</figure>${sliceOnOffTable(s)}</div>`);
+<figure class="chart">${await svg(sliceSpec(s))}</figure>${sliceOnOffTable(s)}</div>`);
   }
   return `<section id="slices"><h2>Slices</h2>${parts.join('\n')}</section>`;
 }
 
-async function injectionSection(m: ReportModel): Promise<string> {
+async function injectionSection(m: ReportModel, svg: SvgRenderer): Promise<string> {
   if (m.injection.length === 0) return '';
   const target = m.injection[0]!.target;
   const rows = m.injection
     .map((v) => `<tr><th scope="row">${escapeHtml(v.label)}</th><td>${v.minK ?? 'not reached'}</td><td>${v.minBudget ?? 'not reached'}</td></tr>`)
     .join('');
   return `<section id="injection"><h2>Operating points for skill injection</h2><p class="muted">Completeness (every gold skill injected) when an agent injects the top-K skills, skills within a context budget (cl100k_base tokens of SKILL.md, in rank order while they fit), or skills above a score threshold; from each run's operating-points.json.</p>
-<figure class="chart" id="chart-injection-k">${await renderSvg(topKCurveSpec(m.injection))}</figure>
-<figure class="chart" id="chart-injection-budget">${await renderSvg(budgetCurveSpec(m.injection))}</figure>
-<figure class="chart" id="chart-injection-threshold">${await renderSvg(thresholdCurveSpec(m.injection))}</figure>
+<figure class="chart" id="chart-injection-k">${await svg(topKCurveSpec(m.injection))}</figure>
+<figure class="chart" id="chart-injection-budget">${await svg(budgetCurveSpec(m.injection))}</figure>
+<figure class="chart" id="chart-injection-threshold">${await svg(thresholdCurveSpec(m.injection))}</figure>
 <table class="sortable"><thead><tr><th>Run</th><th>Smallest K for ${formatFixed(100 * target, 0)}%</th><th>Smallest budget for ${formatFixed(100 * target, 0)}%</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
@@ -138,16 +138,17 @@ function explorerSection(m: ReportModel): string {
 <script type="application/json" id="explorer-data">${jsonForScript(m.explorer)}</script></section>`;
 }
 
-export async function renderReportHtml(m: ReportModel): Promise<string> {
+/** The page; `svg` renders each chart (default: `renderSvg`, no cache). */
+export async function renderReportHtml(m: ReportModel, svg: SvgRenderer = renderSvg): Promise<string> {
   const body = [
     `<header><h1>${escapeHtml(m.title)}</h1>${m.description ? `<p>${escapeHtml(m.description)}</p>` : ''}<p class="muted">${m.comparison.queries} queries, ${m.comparison.rows.length} runs. Written by skillret-eval from the results files; opens offline.</p>
 <nav><a href="#comparison">Comparison</a> <a href="#charts">Metrics at k</a> <a href="#onoff">Reranker on/off</a> <a href="#audit">HNSW audit</a> <a href="#slices">Slices</a> <a href="#injection">Skill injection</a> <a href="#explain">Signal</a> <a href="#explorer">Queries</a></nav></header>`,
     comparisonSection(m),
-    await chartsSection(m),
-    await onOffSection(m),
+    await chartsSection(m, svg),
+    await onOffSection(m, svg),
     auditSection(m),
-    await slicesSection(m),
-    await injectionSection(m),
+    await slicesSection(m, svg),
+    await injectionSection(m, svg),
     explainSectionHtml(m.explain, (id) => m.explorer.skills[id]?.name ?? ''),
     explorerSection(m),
   ].filter((x) => x !== '');

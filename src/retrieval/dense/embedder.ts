@@ -135,7 +135,7 @@ export class Embedder {
       (x): x is number => x !== null && x < 1e12,
     );
     this.modelMaxLength = limits.length > 0 ? Math.min(...limits) : Number.MAX_SAFE_INTEGER;
-    this.maxLength = options.maxTokens === null ? this.modelMaxLength : Math.min(options.maxTokens, this.modelMaxLength);
+    this.maxLength = effectiveMaxLength(options.maxTokens, this.modelMaxLength);
     this.modelFiles = modelFilePaths(model.folder, options.dtype);
     this.paddingSide = tokenizer.padding_side === 'left' ? 'left' : 'right';
     this.dim = positiveOrNull(cfg['hidden_size']);
@@ -149,20 +149,8 @@ export class Embedder {
 
   /** Loads tokenizer and model. Failures become one-line UserErrors naming the model. */
   static async load(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions): Promise<Embedder> {
-    validateOptions(options);
+    checkEmbedderInputs(model, options, loc);
     configureTransformersEnv(loc);
-    const onnxFile = onnxFileFor(options.dtype);
-    const needed = ['config.json', 'tokenizer.json', 'tokenizer_config.json', onnxFile];
-    if (model.source === 'local' && !existsSync(join(model.folder, onnxFile))) {
-      const have = existsSync(join(model.folder, 'onnx'))
-        ? readdirSync(join(model.folder, 'onnx')).filter((f) => f.endsWith('.onnx'))
-        : [];
-      throw new UserError(
-        `model "${model.ref}": dtype ${options.dtype} needs ${onnxFile}, not in ${model.folder}` +
-          (have.length > 0 ? ` (present: ${have.sort().join(', ')})` : ''),
-      );
-    }
-    assertHubFilesPresent(model, needed, loc.offline);
     if (existsSync(model.folder)) assertJsonFilesParse(model.folder);
     const common = model.revision !== undefined ? { revision: model.revision } : {};
     const sessionOptions: Record<string, unknown> = { interOpNumThreads: 1 };
@@ -295,6 +283,31 @@ export class Embedder {
   async dispose(): Promise<void> {
     await this.net.dispose();
   }
+}
+
+/** The token limit a model applies: min(the user's maxTokens, the model's own maximum). */
+export function effectiveMaxLength(maxTokens: number | null, modelMaxLength: number): number {
+  return maxTokens === null ? modelMaxLength : Math.min(maxTokens, modelMaxLength);
+}
+
+/**
+ * The checks that need no model load: the options, and the model files present (the ONNX file of
+ * the dtype in a local folder; offline, every file a hub model needs). One-line UserErrors.
+ */
+export function checkEmbedderInputs(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions): void {
+  validateOptions(options);
+  const onnxFile = onnxFileFor(options.dtype);
+  const needed = ['config.json', 'tokenizer.json', 'tokenizer_config.json', onnxFile];
+  if (model.source === 'local' && !existsSync(join(model.folder, onnxFile))) {
+    const have = existsSync(join(model.folder, 'onnx'))
+      ? readdirSync(join(model.folder, 'onnx')).filter((f) => f.endsWith('.onnx'))
+      : [];
+    throw new UserError(
+      `model "${model.ref}": dtype ${options.dtype} needs ${onnxFile}, not in ${model.folder}` +
+        (have.length > 0 ? ` (present: ${have.sort().join(', ')})` : ''),
+    );
+  }
+  assertHubFilesPresent(model, needed, loc.offline);
 }
 
 /** The token-state output [B, T, H]: last_hidden_state, else token_embeddings, else the first 3-D output. */

@@ -67,6 +67,9 @@ export interface EncodeOptions extends EncodeCommon {
   tokenizerSha256: string;
 }
 
+/** What the local cache key reads of an embedder (a loaded `Embedder` or a lazy one, lazy-embedder.ts). */
+export type KeyedLocalEncoder = BatchEncoder & Pick<Embedder, 'options' | 'maxLength' | 'prefixFor'>;
+
 /** Anything that embeds texts of a role in batches, reporting each batch (the local Embedder is one). */
 export interface BatchEncoder {
   embed(texts: readonly string[], role: Role, onBatch?: OnBatch): Promise<Float32Array[]>;
@@ -87,14 +90,21 @@ export interface KeyedEncodeOptions extends EncodeCommon {
  * the tiny test encoder at 1, 2 and 3 threads, so a cache filled on one machine serves another.
  */
 export async function encodeWithCache(
-  embedder: Embedder,
+  embedder: KeyedLocalEncoder,
   texts: readonly string[],
   role: Role,
   o: EncodeOptions,
 ): Promise<{ vectors: Float32Array[]; stats: EncodeStats }> {
-  const configKey = embeddingConfigKey({
-    modelSha256: o.modelSha256,
-    tokenizerSha256: o.tokenizerSha256,
+  const configKey = localEmbeddingConfigKey(embedder, role, o.modelSha256, o.tokenizerSha256);
+  const { modelSha256: _m, tokenizerSha256: _t, ...common } = o;
+  return encodeTextsWithCache(embedder, texts, role, { ...common, configKey });
+}
+
+/** The embedding cache's config key of a local embedder's texts of `role`. */
+export function localEmbeddingConfigKey(embedder: Pick<KeyedLocalEncoder, 'options' | 'maxLength' | 'prefixFor'>, role: Role, modelSha256: string, tokenizerSha256: string): string {
+  return embeddingConfigKey({
+    modelSha256,
+    tokenizerSha256,
     dtype: embedder.options.dtype,
     pooling: embedder.options.pooling,
     normalize: embedder.options.normalize,
@@ -103,8 +113,6 @@ export async function encodeWithCache(
     maxTokens: embedder.maxLength,
     batching: { scheme: 'length-buckets-v1', batchSize: embedder.options.batchSize, maxBatchTokens: embedder.options.maxBatchTokens ?? DEFAULT_MAX_BATCH_TOKENS },
   });
-  const { modelSha256: _m, tokenizerSha256: _t, ...common } = o;
-  return encodeTextsWithCache(embedder, texts, role, { ...common, configKey });
 }
 
 export async function encodeTextsWithCache(

@@ -16,7 +16,8 @@ import { fetchStFiles } from '../../models/st-fetch.js';
 import { describeModel, resolveModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import { sha256Hex } from '../../util/hash.js';
-import { Embedder, type EmbedderOptions } from './embedder.js';
+import type { EmbedderOptions } from './embedder.js';
+import { openEmbedder } from './lazy-embedder.js';
 import { encodeWithCache, rate, stageCacheInfo, type EncodeStats, type StageCacheInfo } from './encode-cached.js';
 import { fileSha256 } from '../../util/file-sha256.js';
 import { modelFilesSha256 } from './model-hash.js';
@@ -199,7 +200,8 @@ export async function denseRetrieve(
   const warning =
     model.source === 'hub' && !preset ? `hub model ${describeModel(model)} has no preset: prompt may not match the paper` : null;
   if (warning) ctx.log(`dense ${spec.id}: ${warning}`);
-  const embedder = await Embedder.load(model, options, loc);
+  // Loaded only when a vector is missing, once its facts are cached (lazy-embedder.ts).
+  const embedder = await openEmbedder(model, options, loc, { cacheDir: ctx.cacheDir, useCache: ctx.useCache, log: ctx.log });
   clock('load', t);
   if (options.pooling === 'last_token' && embedder.frame.suffix.length === 0) {
     ctx.log(`dense ${spec.id}: last-token pooling, but the tokenizer appends no end token: the vector is the last text token's state`);

@@ -2,17 +2,18 @@
  * The search half of dense retrieval, shared by local and remote embedders: each query's top-k
  * by inner product over the document vectors, exactly or through an HNSW graph (then the exact
  * top-k is computed too, for the overlap audit). Lists are in trec order with float32 scores.
+ * Every exact top-k goes through the exact-search cache (search-cache.ts): a warm rerun reads it.
  */
 import type { Run, ScoredDoc } from '../../core/types.js';
 import type { StageContext } from '../../core/context.js';
-import { exactTopKFast } from './index-exact-fast.js';
+import { cachedExactTopK } from './search-cache.js';
 import type { TopK, VectorMatrix } from './index-exact.js';
 import { buildOrLoadHnsw, hnswTopK, type HnswBuildInfo } from './index-hnsw.js';
 
 export type IndexSpec = { type: 'exact' } | { type: 'hnsw'; M: number; efConstruction: number; efSearch: number; seed: number };
 
 export type IndexInfo =
-  | { type: 'exact'; seconds: number }
+  | { type: 'exact'; seconds: number; /** The exact-search cache (search-cache.ts): read, computed and stored, or not used. */ cache: 'hit' | 'miss' | 'off' }
   | ({ type: 'hnsw'; M: number; efConstruction: number; efSearch: number; seed: number; searchSeconds: number } & HnswBuildInfo);
 
 export interface SearchOutput {
@@ -48,8 +49,9 @@ export async function searchVectors(
   const threads = spec.threads !== undefined ? { threads: spec.threads } : {};
   let t = performance.now();
   if (spec.index.type === 'exact') {
-    const run = toRun(docIds, queryIds, await exactTopKFast(D, docIds, Q, spec.topK, threads));
-    return { run, index: { type: 'exact', seconds: clock('search', t) }, timings };
+    const { hits, cache } = await cachedExactTopK(ctx, D, docIds, Q, queryIds, spec.topK, threads);
+    const run = toRun(docIds, queryIds, hits);
+    return { run, index: { type: 'exact', seconds: clock('search', t), cache }, timings };
   }
   const p = spec.index;
   const handle = await buildOrLoadHnsw(D, p, { cacheDir: ctx.cacheDir, useCache: ctx.useCache, log: ctx.log });
@@ -59,7 +61,7 @@ export async function searchVectors(
   const run = toRun(docIds, queryIds, hnswTopK(handle.index, D, docIds, Q, spec.topK, p.efSearch));
   const searchSeconds = clock('search', t);
   t = performance.now();
-  const exactRun = toRun(docIds, queryIds, await exactTopKFast(D, docIds, Q, spec.topK, threads));
+  const exactRun = toRun(docIds, queryIds, (await cachedExactTopK(ctx, D, docIds, Q, queryIds, spec.topK, threads)).hits);
   clock('exactSearch', t);
   return {
     run,
