@@ -9,11 +9,18 @@
  * p50ms/p95ms/overlap10/efSearch are those of the last value.
  * Imports the compiled code: run `npm run build` first.
  *
+ * --graph-cache DIR keeps the graph (the dense stage's own store, src/retrieval/dense/index-hnsw.ts,
+ * checked by size and sha256 before reuse) and its measured build time, so a later sweep with
+ * other efSearch values over the same vectors and parameters does not rebuild it (the 1M graph
+ * takes about an hour on 2 cores); the output then says `graphReused` and when it was built.
+ *
  *   node scripts/bench-hnsw.mjs --docs 100000 [--dim 384] [--queries 1000] [--M 32]
- *     [--ef-construction 200] [--ef 64,128,200] [--k 10] [--seed 1]
+ *     [--ef-construction 200] [--ef 64,128,200] [--k 10] [--seed 1] [--graph-cache DIR]
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { exactTopKFast } from '../dist/retrieval/dense/index-exact-fast.js';
-import { buildHnsw } from '../dist/retrieval/dense/index-hnsw.js';
+import { buildHnsw, buildOrLoadHnsw } from '../dist/retrieval/dense/index-hnsw.js';
 import { dotRows, rankCandidates, tieRanks } from '../dist/retrieval/dense/index-exact.js';
 
 const arg = (n, d) => {
@@ -34,6 +41,8 @@ const efC = arg('--ef-construction', 200);
 const efs = list('--ef', [200]);
 const k = arg('--k', 10);
 const seed = arg('--seed', 1);
+const graphCacheAt = process.argv.indexOf('--graph-cache');
+const graphCache = graphCacheAt >= 0 ? process.argv[graphCacheAt + 1] : null;
 
 function rng(seed) {
   let s = seed >>> 0;
@@ -72,8 +81,26 @@ const ids = Array.from({ length: N }, (_, i) => `d${String(i).padStart(7, '0')}`
 global.gc?.();
 const rss0 = process.memoryUsage().rss;
 let t = performance.now();
-const index = buildHnsw(docs, { M, efConstruction: efC, seed: 100 });
-const buildSeconds = (performance.now() - t) / 1000;
+let index;
+let buildSeconds;
+let graph = null; // { reused, builtAt } with --graph-cache
+if (graphCache) {
+  const h = await buildOrLoadHnsw(docs, { M, efConstruction: efC, efSearch: Math.max(...efs, k), seed: 100 }, { cacheDir: graphCache, useCache: true, log: (l) => process.stderr.write(`${l}\n`) });
+  index = h.index;
+  const note = join(graphCache, 'hnsw', `${h.info.key}.bench.json`);
+  if (h.info.reused && existsSync(note)) {
+    const n = JSON.parse(readFileSync(note, 'utf8'));
+    buildSeconds = n.buildSeconds;
+    graph = { reused: true, builtAt: n.builtAt, loadSeconds: h.info.loadSeconds };
+  } else {
+    buildSeconds = h.info.reused ? null : h.info.buildSeconds;
+    graph = { reused: h.info.reused, builtAt: new Date().toISOString(), loadSeconds: h.info.loadSeconds };
+    if (!h.info.reused) writeFileSync(note, JSON.stringify({ buildSeconds, builtAt: graph.builtAt }) + '\n');
+  }
+} else {
+  index = buildHnsw(docs, { M, efConstruction: efC, seed: 100 });
+  buildSeconds = (performance.now() - t) / 1000;
+}
 const rssGrowth = process.memoryUsage().rss - rss0;
 
 const rank = tieRanks(ids);
@@ -137,5 +164,6 @@ console.log(
     // CPU of all threads (the GEMM runs on onnxruntime's pool), per query.
     exactCpuMsPerQuery: (exactCpu.user + exactCpu.system) / 1000 / Q,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    ...(graph ? { graphReused: graph.reused, graphBuiltAt: graph.builtAt, graphLoadSeconds: graph.loadSeconds } : {}),
   }),
 );
