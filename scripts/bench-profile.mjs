@@ -105,13 +105,13 @@ export function renderProfiles(folded, { top = 10 } = {}) {
 }
 
 /**
- * Runs `node nodeArgs…` once under --cpu-prof (cwd: the repository) and returns
+ * Runs `node nodeArgs…` once under --cpu-prof (cwd: the repository, or `cwd`) and returns
  * { markdown, threads } with the folded profiles; the profile files are removed.
  */
-export function profileProcess(node, nodeArgs, { top = 10, env = process.env } = {}) {
+export function profileProcess(node, nodeArgs, { top = 10, env = process.env, cwd = root } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'skillret-bench-prof-'));
   try {
-    const r = spawnSync(node, ['--cpu-prof', '--cpu-prof-dir', dir, ...nodeArgs], { cwd: root, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+    const r = spawnSync(node, ['--cpu-prof', '--cpu-prof-dir', dir, ...nodeArgs], { cwd, env, encoding: 'utf8', maxBuffer: 1 << 28 });
     if (r.status !== 0) throw new Error(`profiled run failed (${r.status}): ${(r.stderr || '').slice(-500)}`);
     const threads = readdirSync(dir)
       .filter((f) => f.endsWith('.cpuprofile'))
@@ -132,5 +132,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.stderr.write('usage: node scripts/bench-profile.mjs [--top N] -- <node args…>\n');
     process.exit(2);
   }
-  process.stdout.write(profileProcess(process.execPath, argv.slice(dash + 1), { top }).markdown + '\n');
+  process.stdout.write(profileProcess(process.execPath, argv.slice(dash + 1), { top, cwd: process.cwd() }).markdown + '\n');
 }

@@ -15,7 +15,8 @@ import type { DocStore } from '../../core/stages.js';
 import { MemoryDocStore } from '../../data/doc-store.js';
 import type { StageContext } from '../../core/context.js';
 import { writeFileAtomic } from '../../util/atomic.js';
-import { stableStringify } from '../../util/hash.js';
+import { sha256Hex, stableStringify } from '../../util/hash.js';
+import { corpusFingerprint } from '../../data/corpus-fingerprint.js';
 import { resolveParams } from './build.js';
 import { buildBm25IndexFromTexts } from './corpus.js';
 import { Bm25Pool, buildBm25IndexParallel, defaultBm25Threads, queryBm25IndexParallel } from './parallel.js';
@@ -51,12 +52,9 @@ export interface Bm25StageStats extends Bm25Stats {
   cacheMs: number;
 }
 
-/** Hex SHA-256 cache key of an index over `docTexts` (a store's texts, streamed) with `params`. */
-export function bm25CacheKey(docTexts: readonly string[] | DocStore, params: Readonly<Bm25Params>): string {
-  const numDocs = Array.isArray(docTexts) ? docTexts.length : (docTexts as DocStore).size;
-  const texts: Iterable<string> = Array.isArray(docTexts) ? docTexts : (docTexts as DocStore).texts();
-  const h = createHash('sha256');
-  h.update(
+/** Everything the index depends on besides the document texts. */
+function keyHeader(numDocs: number, params: Readonly<Bm25Params>): string {
+  return (
     stableStringify({
       kind: 'skillret-eval bm25 index',
       format: BM25_INDEX_FORMAT_VERSION,
@@ -66,13 +64,46 @@ export function bm25CacheKey(docTexts: readonly string[] | DocStore, params: Rea
       stopwords: BM25S_STOPWORDS_EN,
       unicode: process.versions.unicode ?? 'unknown',
       numDocs,
-    }) + '\n',
+    }) + '\n'
   );
+}
+
+/** Hex SHA-256 cache key of an index over `docTexts` (a store's texts, streamed) with `params`. */
+export function bm25CacheKey(docTexts: readonly string[] | DocStore, params: Readonly<Bm25Params>): string {
+  const numDocs = Array.isArray(docTexts) ? docTexts.length : (docTexts as DocStore).size;
+  const texts: Iterable<string> = Array.isArray(docTexts) ? docTexts : (docTexts as DocStore).texts();
+  const h = createHash('sha256');
+  h.update(keyHeader(numDocs, params));
   for (const text of texts) {
     h.update(`${Buffer.byteLength(text, 'utf8')}:`);
     h.update(text, 'utf8');
   }
   return h.digest('hex');
+}
+
+/** Where the corpus-fingerprint alias of an index key lives (see `indexKeyOf`). */
+export const BM25_ALIAS_SUBFOLDER = join('bm25', 'by-corpus');
+
+/**
+ * The index key of `store` (`bm25CacheKey`), read from its alias when the store is file-backed:
+ * `<cacheDir>/bm25/by-corpus/<sha256 of (the key's header, the corpus fingerprint)>.key` holds the
+ * key of the texts that fingerprint stands for (data/corpus-fingerprint.ts), so a warm rerun finds
+ * its index and cached runs without reading or hashing a document text. The alias is written
+ * (atomically) whenever the key is computed from the texts; one that does not hold a key is ignored.
+ */
+async function indexKeyOf(ctx: StageContext, store: DocStore, params: Readonly<Bm25Params>): Promise<string> {
+  const fingerprint = await corpusFingerprint(store, ctx.cacheDir);
+  if (fingerprint === null) return bm25CacheKey(store, params);
+  const alias = join(ctx.cacheDir, BM25_ALIAS_SUBFOLDER, `${sha256Hex(`${keyHeader(store.size, params)}${fingerprint}\n`)}.key`);
+  try {
+    const stored = readFileSync(alias, 'utf8').trim();
+    if (/^[0-9a-f]{64}$/.test(stored)) return stored;
+  } catch {
+    /* no alias yet */
+  }
+  const key = bm25CacheKey(store, params);
+  writeFileAtomic(alias, `${key}\n`);
+  return key;
 }
 
 export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Promise<{ run: Run; stats: Bm25StageStats }> {
@@ -91,7 +122,7 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
   let runFile: string | undefined;
   if (ctx.useCache) {
     const t0 = performance.now();
-    const key = bm25CacheKey(store, params);
+    const key = await indexKeyOf(ctx, store, params);
     cacheFile = join(ctx.cacheDir, 'bm25', `${key}.bin`);
     runFile = join(ctx.cacheDir, 'bm25', `${key}.runs`, `${bm25RunKey(queries, input.k)}.json`);
     if (existsSync(runFile)) {

@@ -8,12 +8,9 @@
  * and queries (model file and tokenizer hashes, dtype, pooling, normalisation, prefixes, effective
  * max tokens, batching: cache.ts), the vector precision and the exact-search format).
  *
- * Corpus fingerprint: the SHA-256 of the skills file (through the file hash memo, by path, size,
- * mtime and inode: util/file-sha256.ts), the record offsets and lengths, the document ids, the
- * SKILL.md field, the text fields and separator, and `DOC_TEXT_RULES` (the rules that turn a record
- * into a document text; bump it when data/skill-record.ts or data/text.ts change what they give,
- * test/dense-stage-cache.test.ts pins them). A file changed since the dataset was loaded has no
- * fingerprint (the stage runs as usual).
+ * Corpus fingerprint: data/corpus-fingerprint.ts (the skills file's SHA-256 through the file hash
+ * memo, record offsets and lengths, ids, text fields, `DOC_TEXT_RULES`). A file changed since the
+ * dataset was loaded has no fingerprint (the stage runs as usual).
  *
  * File `<cacheDir>/dense-stage/<key>.json`: a first line `{"format","key","sha256"}` (sha256 of the
  * rest), then `{"info", "queries": [[qid, [document numbers], [scores]], ...]}`; scores are the
@@ -23,13 +20,13 @@
  * lookups), `throughput` (nothing encoded) and `index` (the search was not run) of this run.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StageContext } from '../../core/context.js';
 import type { DocStore } from '../../core/stages.js';
 import type { Query, Run, ScoredDoc } from '../../core/types.js';
 import { writeFileAtomic } from '../../util/atomic.js';
-import { fileSha256 } from '../../util/file-sha256.js';
+import { corpusFingerprint } from '../../data/corpus-fingerprint.js';
 import { sha256Hex, stableStringify } from '../../util/hash.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import type { ModelLocationOptions } from '../../models/resolve.js';
@@ -40,34 +37,12 @@ import { resolveSpec, tokenizerSha256, type DenseInfo, type DenseSpec } from './
 
 export const STAGE_SUBFOLDER = 'dense-stage';
 const FORMAT = 'skillret-dense-stage-v1';
-/** The rules that make a document text from a skills-file record (data/skill-record.ts, data/text.ts). */
-export const DOC_TEXT_RULES = 'skill-record-v1 text-fields-v1';
-
+export { DOC_TEXT_RULES } from '../../data/corpus-fingerprint.js';
 /** What a dense stage returns (retriever.ts `denseRetrieve`). */
 export interface DenseStageOutput {
   run: Run;
   exactRun?: Run;
   info: DenseInfo;
-}
-
-/** The corpus fingerprint of a file-backed store (see above), or null. */
-export async function corpusFingerprint(store: DocStore, memoDir: string | undefined): Promise<string | null> {
-  const s = store.source;
-  if (!s) return null;
-  let st;
-  try {
-    st = statSync(s.path);
-  } catch {
-    return null;
-  }
-  if (st.size !== s.bytes || st.mtimeMs !== s.mtimeMs) return null;
-  const h = createHash('sha256');
-  h.update(`${FORMAT}\n${DOC_TEXT_RULES}\n${await fileSha256(s.path, memoDir)}\n`);
-  h.update(stableStringify({ skillMdField: s.skillMdField, fields: s.fields, separator: s.separator, n: s.ids.length }) + '\n');
-  for (const id of s.ids) h.update(`${Buffer.byteLength(id, 'utf8')}:${id}`);
-  h.update(new Uint8Array(s.offsets.buffer, s.offsets.byteOffset, s.offsets.byteLength));
-  h.update(new Uint8Array(s.lengths.buffer, s.lengths.byteOffset, s.lengths.byteLength));
-  return h.digest('hex');
 }
 
 function queriesHash(queries: readonly { id: string; text: string }[]): string {
