@@ -3,7 +3,6 @@
  * model runs locally (ONNX through transformers.js); with one it is served (remote-dense.ts).
  */
 import { z } from 'zod';
-import { docArray } from '../../data/doc-store.js';
 import { defineFirstStage } from '../../core/stages.js';
 import { denseRetrieve, type DenseSpec } from '../../retrieval/dense/retriever.js';
 import type { IndexSpec } from '../../retrieval/dense/search.js';
@@ -80,7 +79,7 @@ export const denseRetriever = defineFirstStage({
   async run(ctx, r, input) {
     if (r.endpoint) return remoteDenseRun(ctx, { ...r, endpoint: r.endpoint }, input);
     const spec = denseSpec(r, input.configDir);
-    const out = await denseRetrieve(ctx, spec, docArray(input.docs), input.queries.map((q) => ({ id: q.id, text: q.text })));
+    const out = await denseRetrieve(ctx, spec, input.docs, input.queries.map((q) => ({ id: q.id, text: q.text })));
     return {
       run: out.run,
       ...(out.exactRun ? { exactRun: out.exactRun } : {}),
