@@ -47,6 +47,8 @@ export interface EmbedderOptions {
   threads?: number;
   /** Cap on padded tokens per batch (default 16,384), so long texts get small batches. */
   maxBatchTokens?: number;
+  /** Token ids held in memory while encoding before they go to a temporary file (default 1,048,576). */
+  tokenBlockInts?: number;
 }
 
 
@@ -226,7 +228,7 @@ export class Embedder {
    */
   async embed(texts: readonly string[] | TextSource, role: Role, onBatch?: OnBatch): Promise<Float32Array[]> {
     const source = textSource(texts);
-    const tok = new TokenizedTexts();
+    const tok = new TokenizedTexts(this.options.tokenBlockInts !== undefined ? { blockInts: this.options.tokenBlockInts } : {});
     try {
       const t0 = performance.now();
       for (const t of source.texts()) tok.push(this.tokenizeText(t, role, tok.size === 0));
