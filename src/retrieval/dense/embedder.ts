@@ -9,6 +9,9 @@
  * - Batches are formed by length bucket and padded to the bucket's width on the tokenizer's padding
  *   side (util/batch-plan.ts, util/pad-batch.ts), so a text's vector never depends on its batch companions;
  *   pooling reads the attention mask, so the first/last real token is found whatever the side.
+ * - Texts may come from a source that streams them (text-source.ts, a document store): each is
+ *   tokenised as it is read and dropped; the ids wait out of the heap (tokenized-texts.ts) and each
+ *   batch reads back its own rows, so memory follows the number of texts, not their length.
  * - Outputs are float32 vectors in input order; truncation and throughput are counted.
  */
 import { existsSync, readdirSync } from 'node:fs';
