@@ -173,6 +173,13 @@ async function loadSkills(path: string, skillMdField: string, textOnDemand: bool
   const lengths: number[] = [];
   let fallbacks = 0;
   let carriers = 0;
+  // On demand, a skill's texts are re-read through this store (made once the file is read); no
+  // record's texts are kept, not even while loading.
+  let store: JsonlDocStore | undefined;
+  const lazy = textOnDemandSkills((i) => {
+    store ??= new JsonlDocStore(fileDocSource(refs));
+    return store.skill(i);
+  });
   const sum = await readJsonlFile(path, (rec, line, offset, length) => {
     const at: RecordAt = { file: path, line };
     const { skill, fallback, carrier } = skillFromRecord(rec, at, skillMdField);
@@ -181,7 +188,7 @@ async function loadSkills(path: string, skillMdField: string, textOnDemand: bool
     firstLine.set(skill.id, line);
     if (carrier) carriers++;
     if (fallback) fallbacks++;
-    skills.push(skill);
+    skills.push(textOnDemand ? lazy(skill, skills.length) : skill);
     offsets.push(offset);
     lengths.push(length);
   });
@@ -195,16 +202,34 @@ async function loadSkills(path: string, skillMdField: string, textOnDemand: bool
   const st = statSync(path);
   const refs: SkillRecordRefs = { path, bytes: st.size, mtimeMs: st.mtimeMs, skillMdField, ids: skills.map((x) => x.id), offsets, lengths };
   if (st.size !== sum.bytes) throw new UserError(`${where(path)}the file changed while it was read; load it again`);
-  if (textOnDemand) {
-    const store = new JsonlDocStore(fileDocSource(refs));
-    skills.forEach((skill, i) => {
-      Object.defineProperties(skill, {
-        description: { get: () => store.skill(i).description, enumerable: true, configurable: true },
-        skillMd: { get: () => store.skill(i).skillMd, enumerable: true, configurable: true },
-      });
-    });
-  }
   return { skills, ids: new Set(firstLine.keys()), fallbacks, info: { role: 'skills', path, ...sum }, refs };
+}
+
+/** Where a skill with text on demand keeps its record's position (not enumerable). */
+const RECORD = Symbol('record');
+
+/**
+ * Makes skills without their texts: `description` and `skillMd` are own enumerable getters that
+ * re-read the skill's record (`reread`), so an object holds the id, the name and the labels only.
+ * The two getters are shared by every skill of a load and the position is a hidden property, so
+ * the objects keep V8's compact layout (closures per skill would cost ~0.4 KB each).
+ */
+function textOnDemandSkills(reread: (i: number) => Skill): (skill: Skill, i: number) => Skill {
+  type Lazy = Skill & { [RECORD]: number };
+  const getters: PropertyDescriptorMap = {
+    description: { get: function (this: Lazy) { return reread(this[RECORD]).description; }, enumerable: true, configurable: true },
+    skillMd: { get: function (this: Lazy) { return reread(this[RECORD]).skillMd; }, enumerable: true, configurable: true },
+  };
+  return (skill, i) => {
+    // Keys in the loader's order: id, name, description, skillMd, then the labels.
+    const lazy = { id: skill.id, name: skill.name } as Lazy;
+    Object.defineProperty(lazy, RECORD, { value: i });
+    Object.defineProperties(lazy, getters);
+    if (skill.major !== undefined) lazy.major = skill.major;
+    if (skill.sub !== undefined) lazy.sub = skill.sub;
+    if (skill.sourceUrl !== undefined) lazy.sourceUrl = skill.sourceUrl;
+    return lazy;
+  };
 }
 
 /** A judgement with the line it came from. */

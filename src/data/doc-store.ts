@@ -250,8 +250,8 @@ export function fileDocSource(refs: SkillRecordRefs, fields: readonly DocField[]
 }
 
 /**
- * Every document of `store` with its text in memory, for the stages that still take `Doc[]`
- * (dense encoding): held for that stage only, not for the run.
+ * Every document of `store` with its text in memory (tests, small corpora). The run's stages never
+ * call it: BM25 and the dense encoders stream texts from the store.
  */
 export function docArray(store: DocStore): Doc[] {
   const out: Doc[] = new Array<Doc>(store.size);

@@ -5,8 +5,8 @@
  */
 
 export interface EncodedInput {
-  ids: readonly number[];
-  typeIds?: readonly number[];
+  ids: ArrayLike<number>;
+  typeIds?: ArrayLike<number>;
 }
 
 export interface PaddedBatch {

@@ -3,7 +3,6 @@
  * model runs locally (ONNX through transformers.js); with one it is served (remote-dense.ts).
  */
 import { z } from 'zod';
-import { docArray } from '../../data/doc-store.js';
 import { defineFirstStage } from '../../core/stages.js';
 import { denseRetrieve, type DenseSpec } from '../../retrieval/dense/retriever.js';
 import type { IndexSpec } from '../../retrieval/dense/search.js';
@@ -83,7 +82,7 @@ export const denseRetriever = defineFirstStage({
     const spec = denseSpec(r, input.configDir);
     // A warm rerun over the same corpus file reads the stage's output (no text read: stage-cache.ts).
     const out = await withDenseStageCache(ctx, spec, input.docs, input.queries, () =>
-      denseRetrieve(ctx, spec, docArray(input.docs), input.queries.map((q) => ({ id: q.id, text: q.text }))),
+      denseRetrieve(ctx, spec, input.docs, input.queries.map((q) => ({ id: q.id, text: q.text }))),
     );
     return {
       run: out.run,

@@ -3,7 +3,6 @@
  * `model` is a name for the server, the presets and the cache, never a path
  * (src/retrieval/dense/remote-retriever.ts).
  */
-import { docArray } from '../../data/doc-store.js';
 import type { StageContext } from '../../core/context.js';
 import type { FirstStageInput, FirstStageOutput } from '../../core/stages.js';
 import { remoteDenseRetrieve } from '../../retrieval/dense/remote-retriever.js';
@@ -32,7 +31,7 @@ export async function remoteDenseRun(
       topK: r.top_k,
       index: indexSpec(r),
     },
-    docArray(docs),
+    docs,
     queries.map((q) => ({ id: q.id, text: q.text })),
   );
   return {

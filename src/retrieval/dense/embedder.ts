@@ -9,6 +9,9 @@
  * - Batches are formed by length bucket and padded to the bucket's width on the tokenizer's padding
  *   side (util/batch-plan.ts, util/pad-batch.ts), so a text's vector never depends on its batch companions;
  *   pooling reads the attention mask, so the first/last real token is found whatever the side.
+ * - Texts may come from a source that streams them (text-source.ts, a document store): each is
+ *   tokenised as it is read and dropped; the ids wait out of the heap (tokenized-texts.ts) and each
+ *   batch reads back its own rows, so memory follows the number of texts, not their length.
  * - Outputs are float32 vectors in input order; truncation and throughput are counted.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -25,6 +28,8 @@ import { assertHubFilesPresent, configureTransformersEnv, describeModel, type Mo
 import { poolBatch } from './pooling.js';
 import { frameAndTruncate, frameHead, learnFrame, roomFor, type Frame } from './token-frame.js';
 import { installFastUnigram, type ContentEncoder } from './unigram-fast.js';
+import { textSource, type TextSource } from './text-source.js';
+import { TokenizedTexts, type TokenizedRow } from './tokenized-texts.js';
 
 export type Role = 'query' | 'document';
 
@@ -45,6 +50,8 @@ export interface EmbedderOptions {
   threads?: number;
   /** Cap on padded tokens per batch (default 16,384), so long texts get small batches. */
   maxBatchTokens?: number;
+  /** Token ids held in memory while encoding before they go to a temporary file (default 1,048,576). */
+  tokenBlockInts?: number;
 }
 
 
@@ -89,10 +96,10 @@ export interface EmbedRunStats {
 }
 
 export interface BatchResult {
-  /** Positions in the `texts` array given to `embed`. */
+  /** Positions in the `texts` given to `embed`. */
   indices: number[];
   vectors: Float32Array[];
-  tokenized: TokenizedText[];
+  tokenized: TokenizedRow[];
 }
 
 export type OnBatch = (b: BatchResult) => void | Promise<void>;
@@ -177,88 +184,104 @@ export class Embedder {
 
   /** Prefixes, tokenises, frames and truncates each text. */
   tokenize(texts: readonly string[], role: Role): TokenizedText[] {
-    const prefix = this.prefixFor(role);
-    return texts.map((t, i) => {
-      let framed: TokenizedText;
-      if (this.encodeContent) {
-        // Only the ids that can be kept, tokenising no further than whether there are more.
-        const head: number[] = [];
-        const n = this.encodeContent(prefix + t, head, roomFor(this.frame, this.maxLength));
-        framed = frameHead(head, n, this.frame, this.maxLength);
-      } else {
-        framed = frameAndTruncate(this.tokenizer.encode(prefix + t, { add_special_tokens: false }), this.frame, this.maxLength);
-      }
-      // Self-check on the first text: the learnt frame must reproduce the tokenizer's own output.
-      if (i === 0 && !framed.truncated) {
-        const own = this.tokenizer.encode(prefix + t, { add_special_tokens: true });
-        if (own.length !== framed.ids.length || own.some((id, j) => id !== framed.ids[j])) {
-          throw new Error(`embedder: special-token framing of ${describeModel(this.model)} does not match its tokenizer`);
-        }
-      }
-      return framed;
-    });
+    return texts.map((t, i) => this.tokenizeText(t, role, i === 0));
   }
 
   /**
-   * Embeds texts in input order. `onBatch` runs after each batch (awaited; it may persist the
-   * vectors, report progress, or throw to stop the run).
+   * One text prefixed, tokenised, framed and truncated. `selfCheck` (the first text of a run):
+   * when it is not truncated, the learnt frame must reproduce the tokenizer's own output.
    */
-  async embed(texts: readonly string[], role: Role, onBatch?: OnBatch): Promise<Float32Array[]> {
-    const t0 = performance.now();
-    const tok = this.tokenize(texts, role);
-    const t1 = performance.now();
-    const out: (Float32Array | undefined)[] = new Array(texts.length);
-    const lengths = tok.map((x) => x.ids.length);
-    const nonEmpty = lengths.map((l, i) => (l > 0 ? i : -1)).filter((i) => i >= 0);
-    const plan = planBatches(
-      nonEmpty.map((i) => lengths[i]!),
-      this.options.batchSize,
-      this.options.maxBatchTokens ?? DEFAULT_MAX_BATCH_TOKENS,
-      this.maxLength,
-    );
-    let tokens = 0;
-    for (const [b, local] of plan.batches.entries()) {
-      const batch = local.map((j) => nonEmpty[j]!);
-      const vectors = await this.runBatch(
-        batch.map((i) => tok[i]!.ids),
-        plan.widths[b],
-        plan.rows[b],
+  tokenizeText(t: string, role: Role, selfCheck = false): TokenizedText {
+    const prefix = this.prefixFor(role);
+    let framed: TokenizedText;
+    if (this.encodeContent) {
+      // Only the ids that can be kept, tokenising no further than whether there are more.
+      const head: number[] = [];
+      const n = this.encodeContent(prefix + t, head, roomFor(this.frame, this.maxLength));
+      framed = frameHead(head, n, this.frame, this.maxLength);
+    } else {
+      framed = frameAndTruncate(this.tokenizer.encode(prefix + t, { add_special_tokens: false }), this.frame, this.maxLength);
+    }
+    if (selfCheck && !framed.truncated) {
+      const own = this.tokenizer.encode(prefix + t, { add_special_tokens: true });
+      if (own.length !== framed.ids.length || own.some((id, j) => id !== framed.ids[j])) {
+        throw new Error(`embedder: special-token framing of ${describeModel(this.model)} does not match its tokenizer`);
+      }
+    }
+    return framed;
+  }
+
+  /**
+   * Embeds texts in input order. `texts` may be a source that streams them (a document store):
+   * each text is read, tokenised and dropped; only its ids are kept, out of the heap
+   * (tokenized-texts.ts), and each batch reads back its own rows. `onBatch` runs after each batch
+   * (awaited; it may persist the vectors, report progress, or throw to stop the run).
+   */
+  async embed(texts: readonly string[] | TextSource, role: Role, onBatch?: OnBatch): Promise<Float32Array[]> {
+    const source = textSource(texts);
+    const tok = new TokenizedTexts(this.options.tokenBlockInts !== undefined ? { blockInts: this.options.tokenBlockInts } : {});
+    try {
+      const t0 = performance.now();
+      for (const t of source.texts()) tok.push(this.tokenizeText(t, role, tok.size === 0));
+      if (tok.size !== source.size) throw new Error(`embedder: ${tok.size} texts read, expected ${source.size}`);
+      const t1 = performance.now();
+      const n = tok.size;
+      const out: (Float32Array | undefined)[] = new Array(n);
+      const lengths = Array.from({ length: n }, (_, i) => tok.length(i));
+      const nonEmpty = lengths.map((l, i) => (l > 0 ? i : -1)).filter((i) => i >= 0);
+      const plan = planBatches(
+        nonEmpty.map((i) => lengths[i]!),
+        this.options.batchSize,
+        this.options.maxBatchTokens ?? DEFAULT_MAX_BATCH_TOKENS,
+        this.maxLength,
       );
-      batch.forEach((i, r) => (out[i] = vectors[r]!));
-      for (const i of batch) tokens += lengths[i]!;
-      if (onBatch) await onBatch({ indices: batch, vectors, tokenized: batch.map((i) => tok[i]!) });
+      let tokens = 0;
+      for (const [b, local] of plan.batches.entries()) {
+        const batch = local.map((j) => nonEmpty[j]!);
+        const rows = batch.map((i) => tok.get(i));
+        const vectors = await this.runBatch(
+          rows.map((r) => r.ids),
+          plan.widths[b],
+          plan.rows[b],
+        );
+        batch.forEach((i, r) => (out[i] = vectors[r]!));
+        for (const i of batch) tokens += lengths[i]!;
+        if (onBatch) await onBatch({ indices: batch, vectors, tokenized: rows });
+      }
+      // Texts with no token at all (empty text, no special tokens): zero vectors, as a masked mean gives.
+      const empties = lengths.map((l, i) => (l === 0 ? i : -1)).filter((i) => i >= 0);
+      if (empties.length > 0) {
+        if (this.dim === null) throw new Error('embedder: cannot size the vector of an empty text (unknown hidden size)');
+        const vectors = empties.map(() => new Float32Array(this.dim!));
+        empties.forEach((i, r) => (out[i] = vectors[r]!));
+        if (onBatch) await onBatch({ indices: empties, vectors, tokenized: empties.map((i) => tok.get(i)) });
+      }
+      const t2 = performance.now();
+      const encodeSeconds = (t2 - t1) / 1000;
+      let truncatedTexts = 0;
+      for (let i = 0; i < n; i++) if (tok.truncated(i)) truncatedTexts++;
+      this.lastRun = {
+        texts: n,
+        tokens,
+        paddedTokens: plan.paddedTokens,
+        truncatedTexts,
+        batches: plan.batches.length,
+        tokenizeSeconds: (t1 - t0) / 1000,
+        encodeSeconds,
+        textsPerSec: encodeSeconds > 0 ? n / encodeSeconds : 0,
+        tokensPerSec: encodeSeconds > 0 ? tokens / encodeSeconds : 0,
+      };
+      return out as Float32Array[];
+    } finally {
+      tok.dispose();
     }
-    // Texts with no token at all (empty text, no special tokens): zero vectors, as a masked mean gives.
-    const empties = lengths.map((l, i) => (l === 0 ? i : -1)).filter((i) => i >= 0);
-    if (empties.length > 0) {
-      if (this.dim === null) throw new Error('embedder: cannot size the vector of an empty text (unknown hidden size)');
-      const vectors = empties.map(() => new Float32Array(this.dim!));
-      empties.forEach((i, r) => (out[i] = vectors[r]!));
-      if (onBatch) await onBatch({ indices: empties, vectors, tokenized: empties.map((i) => tok[i]!) });
-    }
-    const t2 = performance.now();
-    const encodeSeconds = (t2 - t1) / 1000;
-    let truncatedTexts = 0;
-    for (const x of tok) if (x.truncated) truncatedTexts++;
-    this.lastRun = {
-      texts: texts.length,
-      tokens,
-      paddedTokens: plan.paddedTokens,
-      truncatedTexts,
-      batches: plan.batches.length,
-      tokenizeSeconds: (t1 - t0) / 1000,
-      encodeSeconds,
-      textsPerSec: encodeSeconds > 0 ? texts.length / encodeSeconds : 0,
-      tokensPerSec: encodeSeconds > 0 ? tokens / encodeSeconds : 0,
-    };
-    return out as Float32Array[];
   }
 
   /**
    * One forward pass over already tokenised texts (padded here to `width`, default the longest,
    * and filled up to `rowCount` rows with copies of the first text), pooled to vectors (one per text).
    */
-  async runBatch(realLists: readonly number[][], width?: number, rowCount = realLists.length): Promise<Float32Array[]> {
+  async runBatch(realLists: readonly ArrayLike<number>[], width?: number, rowCount = realLists.length): Promise<Float32Array[]> {
     const padded = padBatch(
       realLists.map((ids) => ({ ids })),
       this.tokenizer.pad_token_id ?? 0,

@@ -7,11 +7,17 @@
  * `encodeWithCache` serves the local embedder (key from its model files and options);
  * `encodeTextsWithCache` serves any `BatchEncoder` under a key the caller computed (remote
  * embedding servers, see src/retrieval/dense/remote-retriever.ts).
+ *
+ * Texts are streamed (text-source.ts): one pass reads each text, computes its cache key and drops
+ * it; the encoder is then given only the missing texts, as a subset of the source that it reads
+ * again from the document store. No corpus text is held for the run: only keys, vectors and the
+ * positions of the misses.
  */
 import type { ProgressFactory } from '../../core/context.js';
 import { EmbeddingCache, embeddingConfigKey, textKey, type CachedEmbedding, type EmbeddingCacheOptions } from './cache.js';
 import { DEFAULT_MAX_BATCH_TOKENS, type BatchResult, type EmbedRunStats, type Embedder, type OnBatch, type Role } from './embedder.js';
 import { faultPoint } from '../../util/fault.js';
+import { subsetOf, textSource, type TextSource } from './text-source.js';
 
 export interface EncodeStats {
   texts: number;
@@ -72,7 +78,8 @@ export type KeyedLocalEncoder = BatchEncoder & Pick<Embedder, 'options' | 'maxLe
 
 /** Anything that embeds texts of a role in batches, reporting each batch (the local Embedder is one). */
 export interface BatchEncoder {
-  embed(texts: readonly string[], role: Role, onBatch?: OnBatch): Promise<Float32Array[]>;
+  /** Embeds the texts of `texts` in order (reading them from the source as it goes). */
+  embed(texts: TextSource, role: Role, onBatch?: OnBatch): Promise<Float32Array[]>;
   readonly lastRun: EmbedRunStats | null;
 }
 
@@ -91,7 +98,7 @@ export interface KeyedEncodeOptions extends EncodeCommon {
  */
 export async function encodeWithCache(
   embedder: KeyedLocalEncoder,
-  texts: readonly string[],
+  texts: readonly string[] | TextSource,
   role: Role,
   o: EncodeOptions,
 ): Promise<{ vectors: Float32Array[]; stats: EncodeStats }> {
@@ -117,33 +124,37 @@ export function localEmbeddingConfigKey(embedder: Pick<KeyedLocalEncoder, 'optio
 
 export async function encodeTextsWithCache(
   embedder: BatchEncoder,
-  texts: readonly string[],
+  texts: readonly string[] | TextSource,
   role: Role,
   o: KeyedEncodeOptions,
 ): Promise<{ vectors: Float32Array[]; stats: EncodeStats }> {
   const t0 = performance.now();
   const configKey = o.configKey;
   const cache = o.opened && o.opened.configKey === configKey ? o.opened : new EmbeddingCache(o.cache, configKey);
-  const keys = texts.map((t) => textKey(configKey, t));
+  const source = textSource(texts);
+  // One streamed pass: each text's key, the text itself dropped at once.
+  const keys: string[] = [];
+  for (const t of source.texts()) keys.push(textKey(configKey, t));
+  if (keys.length !== source.size) throw new Error(`encode: ${keys.length} texts read, expected ${source.size}`);
   const found = cache.get(keys);
 
-  // Distinct missing texts, in first-appearance order.
+  // Distinct missing texts, in first-appearance order (their positions in the source).
   const missingKeys: string[] = [];
-  const missingTexts: string[] = [];
+  const missingAt: number[] = [];
   const seen = new Set<string>();
   found.forEach((e, i) => {
     if (e || seen.has(keys[i]!)) return;
     seen.add(keys[i]!);
     missingKeys.push(keys[i]!);
-    missingTexts.push(texts[i]!);
+    missingAt.push(i);
   });
 
   const fresh = new Map<string, CachedEmbedding>();
   let run: EmbedRunStats | null = null;
-  if (missingTexts.length > 0) {
-    const bar = o.progress?.(o.progressLabel ?? `encode ${role}s`, missingTexts.length, 'texts');
+  if (missingAt.length > 0) {
+    const bar = o.progress?.(o.progressLabel ?? `encode ${role}s`, missingAt.length, 'texts');
     try {
-      await embedder.embed(missingTexts, role, async (b) => {
+      await embedder.embed(subsetOf(source, missingAt), role, async (b) => {
         b.indices.forEach((i, r) => {
           const e = { vector: b.vectors[r]!, truncated: b.tokenized[r]!.truncated, usedTokens: b.tokenized[r]!.ids.length };
           fresh.set(missingKeys[i]!, e);
@@ -170,10 +181,10 @@ export async function encodeTextsWithCache(
   return {
     vectors,
     stats: {
-      texts: texts.length,
+      texts: source.size,
       hits: cache.stats.hits,
       misses: cache.stats.misses,
-      encoded: missingTexts.length,
+      encoded: missingAt.length,
       truncatedTexts,
       run,
       corruptChunks: cache.stats.corruptChunks,

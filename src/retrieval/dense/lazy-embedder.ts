@@ -12,6 +12,7 @@ import type { ModelLocationOptions, ResolvedModel } from '../../models/resolve.j
 import { checkEmbedderInputs, effectiveMaxLength, Embedder, modelFilePaths, type EmbedderOptions, type EmbedRunStats, type OnBatch, type Role } from './embedder.js';
 import { embedderFactsKey, readEmbedderFacts, sameFacts, writeEmbedderFacts, type EmbedderFacts } from './embedder-facts.js';
 import type { Frame } from './token-frame.js';
+import type { TextSource } from './text-source.js';
 
 /** What the dense stage uses of a local embedder (a loaded `Embedder` is one). */
 export interface LocalEmbedder {
@@ -25,7 +26,7 @@ export interface LocalEmbedder {
   readonly dim: number | null;
   readonly lastRun: EmbedRunStats | null;
   prefixFor(role: Role): string;
-  embed(texts: readonly string[], role: Role, onBatch?: OnBatch): Promise<Float32Array[]>;
+  embed(texts: readonly string[] | TextSource, role: Role, onBatch?: OnBatch): Promise<Float32Array[]>;
   dispose(): Promise<void>;
 }
 
@@ -80,7 +81,7 @@ export class LazyEmbedder implements LocalEmbedder {
     return role === 'query' ? this.options.queryPrefix : this.options.docPrefix;
   }
 
-  async embed(texts: readonly string[], role: Role, onBatch?: OnBatch): Promise<Float32Array[]> {
+  async embed(texts: readonly string[] | TextSource, role: Role, onBatch?: OnBatch): Promise<Float32Array[]> {
     this.loading ??= this.load().then((e) => (this.loaded = e));
     return (await this.loading).embed(texts, role, onBatch);
   }

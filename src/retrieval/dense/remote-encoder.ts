@@ -2,7 +2,7 @@
  * A remote embedding server as a `BatchEncoder` for the embedding cache: the role's prefix goes
  * in front of each text, texts go in consecutive batches of `batchSize`, `concurrency` requests
  * in flight, each finished batch reported at once (so the cache stores it and a killed run
- * resumes). With `normalize: true` vectors are L2-normalised here, whatever the server did.
+ * resumes). Each batch's texts are read from the source when its request is made. With `normalize: true` vectors are L2-normalised here, whatever the server did.
  * Token counts are the server's business: nothing is counted as truncated.
  */
 import pLimit from 'p-limit';
@@ -10,6 +10,7 @@ import { UserError } from '../../core/errors.js';
 import type { BatchEncoder } from './encode-cached.js';
 import type { EmbedRunStats, OnBatch, Role } from './embedder.js';
 import type { RemoteEmbeddingClient } from '../../remote/embeddings.js';
+import { readRange, textSource, type TextSource } from './text-source.js';
 
 export interface RemoteEncoderOptions {
   queryPrefix: string;
@@ -53,11 +54,12 @@ export class RemoteEncoder implements BatchEncoder {
     return role === 'query' ? this.options.queryPrefix : this.options.docPrefix;
   }
 
-  async embed(texts: readonly string[], role: Role, onBatch?: OnBatch): Promise<Float32Array[]> {
+  async embed(texts: readonly string[] | TextSource, role: Role, onBatch?: OnBatch): Promise<Float32Array[]> {
     const t0 = performance.now();
     const prefix = this.prefixFor(role);
-    const out: (Float32Array | undefined)[] = new Array(texts.length);
-    const batches = consecutiveBatches(texts.length, this.options.batchSize);
+    const source = textSource(texts);
+    const out: (Float32Array | undefined)[] = new Array(source.size);
+    const batches = consecutiveBatches(source.size, this.options.batchSize);
     const limit = pLimit(this.options.concurrency);
     let failure: { error: unknown } | undefined;
     let tokens = 0;
@@ -67,7 +69,7 @@ export class RemoteEncoder implements BatchEncoder {
         limit(async () => {
           if (failure) return;
           try {
-            const a = await this.client.embed(idx.map((i) => prefix + texts[i]!), ask);
+            const a = await this.client.embed(readRange(source, idx[0]!, idx[idx.length - 1]! + 1).map((t) => prefix + t), ask);
             if (failure) return;
             const vectors = this.options.normalize === true ? a.vectors.map(l2normalize) : a.vectors;
             const d = vectors[0]!.length;
@@ -85,14 +87,14 @@ export class RemoteEncoder implements BatchEncoder {
     if (failure) throw failure.error;
     const encodeSeconds = (performance.now() - t0) / 1000;
     this.lastRun = {
-      texts: texts.length,
+      texts: source.size,
       tokens,
       paddedTokens: 0,
       truncatedTexts: 0,
       batches: batches.length,
       tokenizeSeconds: 0,
       encodeSeconds,
-      textsPerSec: encodeSeconds > 0 ? texts.length / encodeSeconds : 0,
+      textsPerSec: encodeSeconds > 0 ? source.size / encodeSeconds : 0,
       tokensPerSec: encodeSeconds > 0 ? tokens / encodeSeconds : 0,
     };
     return out as Float32Array[];

@@ -15,6 +15,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Run } from '../../core/types.js';
+import type { Doc, DocStore } from '../../core/stages.js';
 import { UserError } from '../../core/errors.js';
 import type { StageContext } from '../../core/context.js';
 import { findEmbedderPreset, type EmbedderPreset } from '../../models/embedder-presets.js';
@@ -29,6 +30,7 @@ import type { Role } from './embedder.js';
 import { encodeTextsWithCache, rate, stageCacheInfo, type StageCacheInfo } from './encode-cached.js';
 import { toMatrix } from './index-exact.js';
 import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
+import { docStoreOf, textSource, type TextSource } from './text-source.js';
 
 export interface RemoteDenseSpec {
   id: string;
@@ -117,7 +119,7 @@ function remotePrefix(id: string, preset: EmbedderPreset | null, role: 'query' |
 export async function remoteDenseRetrieve(
   ctx: StageContext,
   spec: RemoteDenseSpec,
-  docs: { id: string; text: string }[],
+  docs: readonly Doc[] | DocStore,
   queries: { id: string; text: string }[],
 ): Promise<{ run: Run; exactRun?: Run; info: RemoteDenseInfo }> {
   if (!Number.isInteger(spec.topK) || spec.topK < 1) throw new UserError(`retrievers.${spec.id}.top_k: must be a positive integer`);
@@ -157,7 +159,7 @@ export async function remoteDenseRetrieve(
       normalize,
     });
   const cacheOpts = { cacheDir: ctx.cacheDir, useCache: ctx.useCache, log: ctx.log };
-  const docTexts = docs.map((x) => x.text);
+  const docTexts = docStoreOf(docs); // streamed from the store, never held
   const queryTexts = queries.map((x) => x.text);
 
   // The remembered identity is used without asking the server only when it answers every text.
@@ -168,8 +170,11 @@ export async function remoteDenseRetrieve(
   let memoCaches: { document: EmbeddingCache; query: EmbeddingCache } | null = null;
   if (memo) {
     memoCaches = { document: new EmbeddingCache(cacheOpts, keyOf(memo, 'document')), query: new EmbeddingCache(cacheOpts, keyOf(memo, 'query')) };
-    const all = (c: EmbeddingCache, texts: string[]) => texts.every((x) => c.has(textKey(c.configKey, x)));
-    if (all(memoCaches.document, docTexts) && all(memoCaches.query, queryTexts)) remembered = memo;
+    const all = (c: EmbeddingCache, texts: TextSource) => {
+      for (const x of texts.texts()) if (!c.has(textKey(c.configKey, x))) return false;
+      return true;
+    };
+    if (all(memoCaches.document, docTexts) && all(memoCaches.query, textSource(queryTexts))) remembered = memo;
   }
   const identity: 'asked' | 'remembered' = remembered ? 'remembered' : 'asked';
   const server: ServerIdentity = remembered ?? (await client.identify());
@@ -182,7 +187,7 @@ export async function remoteDenseRetrieve(
   if (batchSize < endpoint.batchSize) ctx.log(`dense ${spec.id}: batch size ${endpoint.batchSize} lowered to the server's max_client_batch_size ${batchSize}`);
   const encoder = new RemoteEncoder(client, { queryPrefix, docPrefix, normalize, batchSize, concurrency: endpoint.concurrency, label });
 
-  const encode = (texts: string[], role: Role) =>
+  const encode = (texts: TextSource, role: Role) =>
     encodeTextsWithCache(encoder, texts, role, {
       cache: cacheOpts,
       configKey: keyOf(server, role),
@@ -192,7 +197,7 @@ export async function remoteDenseRetrieve(
     });
   const d = await encode(docTexts, 'document');
   timings['encodeDocuments'] = d.stats.seconds;
-  const q = await encode(queryTexts, 'query');
+  const q = await encode(textSource(queryTexts), 'query');
   timings['encodeQueries'] = q.stats.seconds;
 
   const dim = d.vectors[0]?.length ?? q.vectors[0]?.length ?? 0;
@@ -202,7 +207,7 @@ export async function remoteDenseRetrieve(
     const got = badDoc >= 0 ? d.vectors[badDoc]!.length : q.vectors[badQuery]!.length;
     throw new UserError(`${label}: vectors of dimension ${dim} and ${got} (the server's model changed between runs? rerun with --no-cache)`);
   }
-  const docIds = docs.map((x) => x.id);
+  const docIds = [...docTexts.ids];
   const queryIds = queries.map((x) => x.id);
   const found = await searchVectors(
     ctx,

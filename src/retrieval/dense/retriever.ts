@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Run } from '../../core/types.js';
+import type { Doc, DocStore } from '../../core/stages.js';
 import { UserError } from '../../core/errors.js';
 import type { StageContext } from '../../core/context.js';
 import { findEmbedderPreset, missingExportMessage, type EmbedderPreset, type Pooling } from '../../models/embedder-presets.js';
@@ -25,6 +26,7 @@ import { toMatrix, type VectorMatrix } from './index-exact.js';
 import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
 import { roundVectors, vectorPrecisionOf, type VectorPrecision } from './vector-precision.js';
 import { faultPoint } from '../../util/fault.js';
+import { docStoreOf } from './text-source.js';
 
 export interface DenseSpec {
   id: string;
@@ -184,13 +186,15 @@ export async function tokenizerSha256(folder: string, cacheDir?: string): Promis
   return sha256Hex(lines.join(''));
 }
 
+/** `docs`: a document store (texts streamed from the skills file while encoding, never held) or an array. */
 export async function denseRetrieve(
   ctx: StageContext,
   spec: DenseSpec,
-  docs: { id: string; text: string }[],
+  docsIn: readonly Doc[] | DocStore,
   queries: { id: string; text: string }[],
 ): Promise<{ run: Run; exactRun?: Run; info: DenseInfo }> {
   if (!Number.isInteger(spec.topK) || spec.topK < 1) throw new UserError(`retrievers.${spec.id}.top_k: must be a positive integer`);
+  const docs = docStoreOf(docsIn);
   const timings: Record<string, number> = {};
   const clock = (name: string, t0: number) => (timings[name] = (performance.now() - t0) / 1000);
   const loc: ModelLocationOptions = { offline: ctx.offline || offlineFromEnv(), cacheDir: ctx.cacheDir, modelsDir: modelsDir() };
@@ -220,7 +224,7 @@ export async function denseRetrieve(
       tokenizerSha256: tokHash,
       progress: ctx.progress,
     };
-    const d = await encodeWithCache(embedder, docs.map((x) => x.text), 'document', { ...encodeOpts, progressLabel: `${spec.id}: encode documents` });
+    const d = await encodeWithCache(embedder, docs, 'document', { ...encodeOpts, progressLabel: `${spec.id}: encode documents` });
     timings['encodeDocuments'] = d.stats.seconds;
     const q = await encodeWithCache(embedder, queries.map((x) => x.text), 'query', { ...encodeOpts, progressLabel: `${spec.id}: encode queries` });
     timings['encodeQueries'] = q.stats.seconds;
@@ -229,7 +233,7 @@ export async function denseRetrieve(
     // The cache keeps the model's own vectors; the official precision is applied on the way to the search.
     const D: VectorMatrix = toMatrix(roundVectors(d.vectors, vectorPrecision), dim);
     const Q: VectorMatrix = toMatrix(roundVectors(q.vectors, vectorPrecision), dim);
-    const docIds = docs.map((x) => x.id);
+    const docIds = [...docs.ids];
     const queryIds = queries.map((x) => x.id);
 
     faultPoint('searching');
@@ -286,7 +290,7 @@ export async function denseRetrieve(
       },
       truncation: {
         documentsTruncated: d.stats.truncatedTexts,
-        documentsTotal: docs.length,
+        documentsTotal: docs.size,
         queriesTruncated: q.stats.truncatedTexts,
       },
       timings,
