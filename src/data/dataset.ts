@@ -26,6 +26,8 @@ import { skillFromRecord } from './skill-record.js';
 import { JsonlDocStore, fileDocSource, type SkillRecordRefs } from './doc-store.js';
 import { applySkillFilter, type SkillFilter } from './skill-filter.js';
 import { goldPolicy, type EvaluationPolicy, type GoldSourceChoice } from './evaluation-policy.js';
+import { readSkillsIndex, skillsIndexFile, writeSkillsIndex, type SkillsIndex } from './skills-index.js';
+import { fileVersion, memoisedFileSha256, rememberFileSha256 } from '../util/file-sha256.js';
 
 export interface DatasetOptions {
   /** Dataset folder. */
@@ -57,6 +59,11 @@ export interface DatasetOptions {
    * skills, not their text). Default false.
    */
   textOnDemand?: boolean;
+  /**
+   * With `textOnDemand`: the cache root whose skills-file index (skills-index.ts) spares a rerun over
+   * the same skills file reading and parsing its records. Default: no index.
+   */
+  indexCacheDir?: string;
 }
 
 export type DatasetRole = 'skills' | 'queries' | 'qrels';
@@ -203,6 +210,55 @@ async function loadSkills(path: string, skillMdField: string, textOnDemand: bool
   const refs: SkillRecordRefs = { path, bytes: st.size, mtimeMs: st.mtimeMs, skillMdField, ids: skills.map((x) => x.id), offsets, lengths };
   if (st.size !== sum.bytes) throw new UserError(`${where(path)}the file changed while it was read; load it again`);
   return { skills, ids: new Set(firstLine.keys()), fallbacks, info: { role: 'skills', path, ...sum }, refs };
+}
+
+/**
+ * `loadSkills` with text on demand through the skills-file index (skills-index.ts): when the file
+ * hash memo knows this version of the file and its index is stored, the file is not read; else it
+ * is parsed as usual, its hash given to the memo and its index stored (a cache that cannot be
+ * written costs a parse next time). Both ways give the same skills, in the same shape.
+ */
+async function loadSkillsIndexed(path: string, skillMdField: string, cacheDir: string): Promise<LoadedSkills> {
+  const version = fileVersion(path);
+  const known = memoisedFileSha256(path, cacheDir);
+  if (known !== undefined) {
+    const st = statSync(path);
+    const { path: file, key } = skillsIndexFile(cacheDir, known, skillMdField);
+    const index = readSkillsIndex(file, key, { sha256: known, bytes: st.size, skillMdField });
+    if (index && fileVersion(path) === version) return skillsFromIndex(path, st.mtimeMs, index);
+  }
+  const loaded = await loadSkills(path, skillMdField, true);
+  rememberFileSha256(path, version, loaded.info.sha256, cacheDir);
+  if (fileVersion(path) === version) {
+    const { path: file, key } = skillsIndexFile(cacheDir, loaded.info.sha256, skillMdField);
+    try {
+      writeSkillsIndex(file, key, {
+        skillMdField,
+        sha256: loaded.info.sha256,
+        bytes: loaded.info.bytes,
+        records: loaded.info.records,
+        fallbacks: loaded.fallbacks,
+        skills: loaded.skills.map((s) => ({ id: s.id, name: s.name, ...(s.major !== undefined ? { major: s.major } : {}), ...(s.sub !== undefined ? { sub: s.sub } : {}), ...(s.sourceUrl !== undefined ? { sourceUrl: s.sourceUrl } : {}) })),
+        offsets: Array.from(loaded.refs.offsets),
+        lengths: Array.from(loaded.refs.lengths),
+      });
+    } catch {
+      /* a read-only cache: the next run parses the file again */
+    }
+  }
+  return loaded;
+}
+
+/** The skills of a stored index, exactly as `loadSkills` makes them with text on demand. */
+function skillsFromIndex(path: string, mtimeMs: number, index: SkillsIndex): LoadedSkills {
+  const refs: SkillRecordRefs = { path, bytes: index.bytes, mtimeMs, skillMdField: index.skillMdField, ids: index.skills.map((s) => s.id), offsets: index.offsets, lengths: index.lengths };
+  let store: JsonlDocStore | undefined;
+  const lazy = textOnDemandSkills((i) => {
+    store ??= new JsonlDocStore(fileDocSource(refs));
+    return store.skill(i);
+  });
+  const skills = index.skills.map((s, i) => lazy(s as Skill, i));
+  return { skills, ids: new Set(refs.ids), fallbacks: index.fallbacks, info: { role: 'skills', path, sha256: index.sha256, bytes: index.bytes, records: index.records }, refs };
 }
 
 /** Where a skill with text on demand keeps its record's position (not enumerable). */
@@ -399,7 +455,10 @@ export async function loadDataset(o: DatasetOptions): Promise<Dataset> {
   const useQrels = policy.gold === 'qrels' ? hasQrels : false;
   if (policy.gold === 'qrels' && o.gold === 'qrels' && !hasQrels) requireFile(dir, 'qrels', split);
 
-  const skAll = await loadSkills(skillsPath, o.skillMdField ?? 'skill_md', o.textOnDemand === true);
+  const skAll =
+    o.textOnDemand === true && o.indexCacheDir !== undefined
+      ? await loadSkillsIndexed(skillsPath, o.skillMdField ?? 'skill_md', o.indexCacheDir)
+      : await loadSkills(skillsPath, o.skillMdField ?? 'skill_md', o.textOnDemand === true);
   const filtered = o.skillFilter ? applySkillFilter(skAll.skills, o.skillFilter) : { skills: skAll.skills, removed: 0 };
   const corpus = o.skillFilter ? new Set(filtered.skills.map((x) => x.id)) : skAll.ids;
   const qs = await loadQueries(queriesPath, true);

@@ -105,10 +105,11 @@ function skillFilterFromConfig(f: NonNullable<Config['dataset']['skill_filter']>
   return { kind: 'field', field: f.field, values: 'equals' in f ? [f.equals] : f.in };
 }
 
-/** The dataset a config asks for, from its (resolved) folder: gold source, filters, evaluation policy. */
-export function loadConfiguredDataset(config: Config, datasetDir: string): Promise<Dataset> {
+/** The dataset a config asks for, from its (resolved) folder: gold source, filters, evaluation policy; `indexCacheDir`: the cache root of the skills-file index. */
+export function loadConfiguredDataset(config: Config, datasetDir: string, indexCacheDir?: string): Promise<Dataset> {
   return loadDataset({
     path: datasetDir,
+    ...(indexCacheDir !== undefined ? { indexCacheDir } : {}),
     split: config.dataset.split,
     skillMdField: config.dataset.skill_md_field,
     evaluation: config.evaluation,
@@ -143,7 +144,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
 
   let t = stopwatch();
   const datasetDir = await resolveDataset(ctx, config);
-  const dataset = await loadConfiguredDataset(config, datasetDir);
+  const dataset = await loadConfiguredDataset(config, datasetDir, ctx.useCache ? ctx.cacheDir : undefined);
   timings.load_dataset = t();
   faultPoint('loading');
   ctx.log(

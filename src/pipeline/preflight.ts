@@ -24,7 +24,7 @@ import { useLiteModelComplete } from '../models/use-lite/convert.js';
  * Cache subfolders the stages write (BM25, embeddings, embedder facts, exact dense search, dense stage outputs, HNSW,
  * reranker scores, remote, hub downloads, report charts).
  */
-export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-search', 'dense-stage', 'hnsw', 'rerank', 'remote', 'hf', 'datasets', 'report-svg'] as const;
+export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-search', 'dense-stage', 'hnsw', 'rerank', 'remote', 'hf', 'datasets', 'report-svg', 'skills-index'] as const;
 
 export interface PreflightOptions {
   cacheDir: string;

@@ -60,6 +60,44 @@ export async function fileSha256(path: string, memoDir?: string): Promise<string
   return h;
 }
 
+/** The memo key of `path`'s current version (size, mtime, inode): take it before reading a file whose hash you will `rememberFileSha256`. */
+export function fileVersion(path: string): string {
+  return versionKey(path);
+}
+
+/** The memoised sha256 of `path`'s current version, or undefined; never reads the file. */
+export function memoisedFileSha256(path: string, memoDir?: string): string | undefined {
+  const key = versionKey(path);
+  const hit = memo.get(key);
+  if (hit) return hit;
+  if (memoDir === undefined) return undefined;
+  const stored = readStore(join(memoDir, FILE_SHA256_MEMO))[key];
+  if (typeof stored === 'string' && /^[0-9a-f]{64}$/.test(stored)) {
+    memo.set(key, stored);
+    return stored;
+  }
+  return undefined;
+}
+
+/**
+ * Records the sha256 a reader computed while reading `path` in full, so nothing hashes the file
+ * again: only when the file's version is still `versionBefore` (taken before the read).
+ */
+export function rememberFileSha256(path: string, versionBefore: string, sha256: string, memoDir?: string): void {
+  if (versionKey(path) !== versionBefore || !/^[0-9a-f]{64}$/.test(sha256)) return;
+  memo.set(versionBefore, sha256);
+  if (memoDir === undefined) return;
+  const storeFile = join(memoDir, FILE_SHA256_MEMO);
+  const store = readStore(storeFile);
+  if (store[versionBefore] === sha256) return;
+  store[versionBefore] = sha256;
+  try {
+    writeJsonAtomic(storeFile, Object.fromEntries(Object.keys(store).sort().map((k) => [k, store[k]])));
+  } catch {
+    /* a memo that cannot be written only costs re-hashing */
+  }
+}
+
 /** Test hook: forget the in-process memo. */
 export function clearFileHashMemo(): void {
   memo.clear();
