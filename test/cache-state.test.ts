@@ -2,7 +2,7 @@
  * Results do not depend on cache state: for the example configs that run offline on the bundled
  * fixture (every example config that needs no network or ../shared), a cold run, a warm run, a `--no-cache` run, a partially cached run (half of every
  * reranker score chunk and one embedding chunk gone, the HNSW index deleted) and a run over a
- * corrupted cache entry (embedding chunks, reranker scores, exact-search results, embedder facts, dense stage outputs) write byte-identical metrics.json, run.trec, per-query.jsonl and
+ * corrupted cache entry (embedding chunks, reranker scores, exact-search results, embedder facts, dense stage outputs, the skills-file index, BM25's corpus aliases) write byte-identical metrics.json, run.trec, per-query.jsonl and
  * breakdown.json. (Before batches were formed by length bucket, the partially cached quickstart
  * run differed in the low bits of about a quarter of its reranker scores.)
  */
@@ -68,7 +68,7 @@ function thinOut(cache: string): void {
   if (emb.length > 0) rmSync(emb[0]!);
   rmSync(join(cache, 'hnsw'), { recursive: true, force: true });
   // The exact-search results, the embedder facts and the dense stage outputs: the first of each gone.
-  for (const sub of ['dense-search', 'embedder-facts', 'dense-stage']) {
+  for (const sub of ['dense-search', 'embedder-facts', 'dense-stage', 'skills-index', join('bm25', 'by-corpus')]) {
     const [first] = filesUnder(join(cache, sub), () => true);
     if (first) rmSync(first);
   }
@@ -95,6 +95,13 @@ function corrupt(cache: string): void {
     const t = readFileSync(f, 'utf8');
     writeFileSync(f, t.slice(0, t.length >> 1));
   }
+  // The skills-file index cut short, BM25's corpus aliases garbled.
+  expect(filesUnder(join(cache, 'skills-index'), (p) => p.endsWith('.json')).length).toBeGreaterThan(0);
+  for (const f of filesUnder(join(cache, 'skills-index'), (p) => p.endsWith('.json'))) {
+    const t = readFileSync(f, 'utf8');
+    writeFileSync(f, t.slice(0, t.length >> 1));
+  }
+  for (const f of filesUnder(join(cache, 'bm25', 'by-corpus'), (p) => p.endsWith('.key'))) writeFileSync(f, 'garbled');
 }
 
 async function run(config: string, o: { cacheDir?: string; cache?: boolean }): Promise<void> {
