@@ -82,6 +82,11 @@ describe('run pipeline (BM25 on data/mini)', () => {
     expect(manifest.stages[0]).toMatchObject({ kind: 'retrieval', id: 'bm25', params: { type: 'bm25', k1: 1.5, b: 0.75, top_k: 20 } });
     expect(typeof manifest.timings_seconds.total).toBe('number');
     expect(manifest.peak_rss_bytes).toBeGreaterThan(1e6);
+    // The running peak after each timed step: same steps as the timings, never falling, at most the final peak.
+    expect(Object.keys(manifest.peak_rss_mib_after)).toEqual(Object.keys(manifest.timings_seconds).filter((k) => k !== 'total'));
+    const peaks = Object.values(manifest.peak_rss_mib_after) as number[];
+    expect(peaks.every((p, i) => p > 1 && (i === 0 || p >= peaks[i - 1]!))).toBe(true);
+    expect(peaks[peaks.length - 1]! * 2 ** 20).toBeLessThanOrEqual(manifest.peak_rss_bytes + 2 ** 20);
 
     const summary = readFileSync(join(out, 'summary.md'), 'utf8');
     expect(summary).toMatch(/\| bm25 \/ none \| \d+\.\d\d \| \d+\.\d\d \|/);

@@ -80,6 +80,8 @@ export interface ExperimentResult {
   runs: RunResult[];
   stages: StageRecord[];
   timings: Record<string, number>;
+  /** The process's peak resident memory (MiB) when each timed step ended, same keys as `timings`: where the peak was reached. */
+  peakRssMib: Record<string, number>;
 }
 
 async function resolveDataset(ctx: StageContext, config: Config): Promise<string> {
@@ -136,6 +138,12 @@ function checkRemoteOffline(ctx: StageContext, config: Config): void {
 
 export async function runExperiment(ctx: StageContext, config: Config): Promise<ExperimentResult> {
   const timings: Record<string, number> = {};
+  const peakRssMib: Record<string, number> = {};
+  /** Records a timed step: its seconds, and the peak memory so far. */
+  const mark = (step: string, seconds: number): void => {
+    timings[step] = seconds;
+    peakRssMib[step] = Math.round(process.resourceUsage().maxRSS / 1024);
+  };
   const stages: StageRecord[] = [];
   const configDir = dirname(config.file);
   const measures = defaultMeasures(config.k);
@@ -145,7 +153,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   let t = stopwatch();
   const datasetDir = await resolveDataset(ctx, config);
   const dataset = await loadConfiguredDataset(config, datasetDir, ctx.useCache ? ctx.cacheDir : undefined);
-  timings.load_dataset = t();
+  mark('load_dataset', t());
   faultPoint('loading');
   ctx.log(
     `dataset: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold` +
@@ -161,7 +169,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   const docText = new StoreTextMap(docs);
   const queries: Query[] = dataset.queries;
   const queryText = new Map(queries.map((q) => [q.id, q.text]));
-  timings.build_documents = t();
+  mark('build_documents', t());
 
   // Injection operating points: cl100k_base tokens of each injected skill's SKILL.md text, each
   // skill read and counted once (on worker threads when a run brings many new ones).
@@ -193,7 +201,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     skillTokens.prepare(out.run).catch(() => undefined);
     const { id: _id, ...params } = r;
     stages.push({ kind: 'retrieval', id: r.id, params, info: out.info, seconds });
-    timings[`retrieval:${r.id}`] = seconds;
+    mark(`retrieval:${r.id}`, seconds);
   }
 
   // Evaluate first stages (also the base of every on/off comparison).
@@ -226,7 +234,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     if (!reranker) {
       reranker = await rerankerKind(rr.type).load(ctx, rr, configDir);
       loaded.set(rr.group, reranker);
-      timings[`load_reranker:${rr.group}`] = t();
+      mark(`load_reranker:${rr.group}`, t());
     }
     for (const r of config.retrievers) {
       ctx.log(`rerank: ${rr.id} over ${r.id} (top ${rr.depth}${rr.oracle ? ', oracle pool' : ''})`);
@@ -240,7 +248,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
       const run = new Map([...queries].map((q) => [q.id, out.run.get(q.id) ?? []]));
       const { id: _id, ...params } = rr;
       stages.push({ kind: 'rerank', id: rr.id, over: r.id, params: { ...params, resolved: reranker.describe() }, info: out.info as unknown as Record<string, unknown>, seconds });
-      timings[`rerank:${rr.id}:${r.id}`] = seconds;
+      mark(`rerank:${rr.id}:${r.id}`, seconds);
       const evaluation = evaluate(dataset.qrels, run, measures);
       const ceilingMeasures: Measure[] = [
         { name: 'Recall', k: rr.depth },
@@ -253,7 +261,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
         seed: config.stats.seed,
         iterations: config.stats.iterations,
       });
-      timings[`significance:${rr.id}:${r.id}`] = t();
+      mark(`significance:${rr.id}:${r.id}`, t());
       runs.push({
         retriever: r.id,
         reranker: rr.id,
@@ -287,7 +295,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
       baseline,
       attribution: attribution(base.evaluation.perQuery, run.evaluation.perQuery, keys, { seed: config.stats.seed, iterations: config.stats.iterations }),
     };
-    timings[`significance:strategy:${run.retriever}:${run.reranker}`] = t();
+    mark(`significance:strategy:${run.retriever}:${run.reranker}`, t());
   }
-  return { config, dataset, measures, runs, stages, timings };
+  return { config, dataset, measures, runs, stages, timings, peakRssMib };
 }

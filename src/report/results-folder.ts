@@ -172,6 +172,7 @@ export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Rec
     runs: res.runs.map((r) => ({ retriever: r.retriever, reranker: r.reranker, dir: `${r.retriever}/${r.reranker}` })),
     timings_seconds: { ...res.timings, total: extras.totalSeconds },
     peak_rss_bytes: peakRssBytes(),
+    peak_rss_mib_after: res.peakRssMib,
   };
 }
 
