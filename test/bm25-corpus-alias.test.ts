@@ -71,6 +71,8 @@ describe('BM25 corpus-fingerprint alias', () => {
     expect(readFileSync(join(aliasDir(cacheDir), aliases[0]!), 'utf8').trim()).toBe(bm25CacheKey(store, { k1: 1.5, b: 0.75 }));
     const warm = await runBm25Stage(ctxFor(cacheDir), { docs: noTexts(store), queries, k: 3, threads: 0 });
     expect(warm.stats.cache).toBe('hit');
+    expect(warm.stats.runCache).toBe(true);
+    expect(cold.stats.runCache).toBeUndefined();
     expect([...warm.run]).toEqual([...cold.run]);
     // Without the alias the key needs the texts: the same guarded store fails.
     rmSync(aliasDir(cacheDir), { recursive: true });

@@ -90,11 +90,14 @@ describe('run pipeline (BM25 on data/mini)', () => {
 
     const summary = readFileSync(join(out, 'summary.md'), 'utf8');
     expect(summary).toMatch(/\| bm25 \/ none \| \d+\.\d\d \| \d+\.\d\d \|/);
+    expect(summary).toMatch(/\| retrieval \| bm25 \|.*\| index built \|/);
 
     // Second run (now from the BM25 cache) and a --no-cache run: identical bytes.
     for (const args of [['run', f, '-q'], ['run', f, '-q', '--no-cache']]) {
       expect((await cli(args)).code).toBe(0);
       for (const [p, bytes] of Object.entries(snapshot)) expect(readFileSync(join(out, p)).equals(bytes), p).toBe(true);
+      // The Cost line says where BM25's hits came from: the run cache on the warm run, built again without a cache.
+      expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(args.includes('--no-cache') ? /\| retrieval \| bm25 \|.*\| index built \|/ : /\| retrieval \| bm25 \|.*\| hits reused \|/);
     }
     expect(existsSync(join(dir, 'cache'))).toBe(true);
   });

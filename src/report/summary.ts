@@ -48,6 +48,7 @@ function costRow(s: StageRecord): string[] {
   let hits = '–';
   if (cache.stage === 'hit') hits = 'stage output reused';
   else if (typeof cache.hits === 'number') hits = `${cache.hits} hit / ${cache.misses ?? 0} miss`;
+  else if (info.runCache === true) hits = 'hits reused';
   else if (info.cache === 'hit') hits = 'index reused';
   else if (info.cache === 'miss' || info.cache === 'off') hits = 'index built';
   else if (typeof info.cachedPairs === 'number' && typeof info.pairs === 'number') hits = `${info.cachedPairs} / ${info.pairs} pairs cached`;

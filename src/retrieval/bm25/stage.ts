@@ -50,6 +50,8 @@ export interface Bm25StageStats extends Bm25Stats {
   cacheFile?: string;
   /** Time to hash the corpus for the cache key, and to read or write the cache file. */
   cacheMs: number;
+  /** true when the hits themselves came from the run cache (run-cache.ts): no index loaded, no query scored. */
+  runCache?: boolean;
 }
 
 /** Everything the index depends on besides the document texts. */
@@ -129,7 +131,7 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
       try {
         const { run, facts } = readBm25RunCache(runFile, docIds, queries);
         cacheMs += performance.now() - t0;
-        const stats = { ...facts, numQueries: queries.length, queryMs: 0, tokenizeMs: 0, indexMs: 0, cache: 'hit' as const, cacheFile, cacheMs };
+        const stats = { ...facts, numQueries: queries.length, queryMs: 0, tokenizeMs: 0, indexMs: 0, cache: 'hit' as const, cacheFile, cacheMs, runCache: true };
         return { run, stats };
       } catch (e) {
         ctx.log(`bm25: cached run ${runFile} is unusable (${e instanceof Error ? e.message : String(e)}); recomputing it`);
@@ -259,6 +261,7 @@ export async function bm25Stage(
       none_queries: stats.noneQueries,
       queries_without_hits: stats.emptyQueries,
       cache: stats.cache,
+      ...(stats.runCache ? { runCache: true } : {}),
       timings_ms: {
         tokenize: Math.round(stats.tokenizeMs),
         index: Math.round(stats.indexMs),
