@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Query, Run, ScoredDoc } from '../../core/types.js';
+import type { Query, Run } from '../../core/types.js';
+import { decodeCompactRun, encodeCompactRun, type CompactRun } from '../../formats/compact-run.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 
 const FORMAT = 'skillret-bm25-run-v1';
@@ -26,7 +27,7 @@ export interface CachedRunFacts {
 interface RunFile extends CachedRunFacts {
   format: string;
   /** Per query, in query order: [qid, doc numbers, scores]. */
-  queries: Array<[string, number[], number[]]>;
+  queries: CompactRun;
 }
 
 /** The run key of `queries` at cutoff `k` (the index key is the folder). */
@@ -43,33 +44,14 @@ export function bm25RunKey(queries: readonly Query[], k: number): string {
 /** Reads a cached run; throws (the caller recomputes) when the file does not fit. */
 export function readBm25RunCache(path: string, docIds: readonly string[], queries: readonly Query[]): { run: Run; facts: CachedRunFacts } {
   const f = JSON.parse(readFileSync(path, 'utf8')) as RunFile;
-  if (f.format !== FORMAT || f.numDocs !== docIds.length || f.queries.length !== queries.length) throw new Error('does not match the corpus or queries');
-  const run: Run = new Map();
-  f.queries.forEach(([qid, docs, scores], i) => {
-    if (qid !== queries[i]!.id || docs.length !== scores.length) throw new Error(`query ${i} does not match`);
-    const hits: ScoredDoc[] = new Array<ScoredDoc>(docs.length);
-    for (let j = 0; j < docs.length; j++) {
-      const id = docIds[docs[j]!];
-      if (id === undefined) throw new Error(`document number ${docs[j]} out of range`);
-      hits[j] = { docId: id, score: scores[j]! };
-    }
-    run.set(qid, hits);
-  });
+  if (f.format !== FORMAT || f.numDocs !== docIds.length) throw new Error('does not match the corpus');
+  const run = decodeCompactRun(f.queries, docIds, queries);
   const { numDocs, vocabSize, avgdl, totalTokens, noneQueries, emptyQueries } = f;
   return { run, facts: { numDocs, vocabSize, avgdl, totalTokens, noneQueries, emptyQueries } };
 }
 
 /** Writes the run (document numbers from `docIds`) with its facts, atomically. */
 export function writeBm25RunCache(path: string, docIds: readonly string[], queries: readonly Query[], run: Run, facts: CachedRunFacts): void {
-  const number = new Map<string, number>();
-  docIds.forEach((id, i) => number.set(id, i));
-  const file: RunFile = {
-    format: FORMAT,
-    ...facts,
-    queries: queries.map((q) => {
-      const hits = run.get(q.id) ?? [];
-      return [q.id, hits.map((h) => number.get(h.docId)!), hits.map((h) => h.score)];
-    }),
-  };
+  const file: RunFile = { format: FORMAT, ...facts, queries: encodeCompactRun(run, docIds, queries) };
   writeFileAtomic(path, JSON.stringify(file));
 }

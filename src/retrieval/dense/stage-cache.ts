@@ -24,9 +24,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StageContext } from '../../core/context.js';
 import type { DocStore } from '../../core/stages.js';
-import type { Query, Run, ScoredDoc } from '../../core/types.js';
+import type { Query, Run } from '../../core/types.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { corpusFingerprint } from '../../data/corpus-fingerprint.js';
+import { decodeCompactRun, encodeCompactRun } from '../../formats/compact-run.js';
 import { sha256Hex, stableStringify } from '../../util/hash.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import type { ModelLocationOptions } from '../../models/resolve.js';
@@ -92,16 +93,8 @@ type StoredInfo = Omit<DenseInfo, 'timings' | 'cache' | 'throughput' | 'index'>;
 
 /** The cache file of a stage output. */
 export function encodeStage(key: string, out: DenseStageOutput, docIds: readonly string[], queries: readonly { id: string }[]): string {
-  const number = new Map<string, number>();
-  docIds.forEach((id, i) => number.set(id, i));
   const { timings: _t, cache: _c, throughput: _p, index: _i, ...info } = out.info;
-  const body = JSON.stringify({
-    info,
-    queries: queries.map((q) => {
-      const hits = out.run.get(q.id) ?? [];
-      return [q.id, hits.map((h) => number.get(h.docId)!), hits.map((h) => h.score)];
-    }),
-  });
+  const body = JSON.stringify({ info, queries: encodeCompactRun(out.run, docIds, queries) });
   return `${JSON.stringify({ format: FORMAT, key, sha256: sha256Hex(body) })}\n${body}`;
 }
 
@@ -113,19 +106,9 @@ export function decodeStage(text: string, key: string, docIds: readonly string[]
   if (head.format !== FORMAT || head.key !== key) throw new Error('not a stage cache file of this key');
   const body = text.slice(nl + 1);
   if (sha256Hex(body) !== head.sha256) throw new Error('checksum mismatch');
-  const f = JSON.parse(body) as { info: StoredInfo; queries: Array<[string, number[], number[]]> };
-  if (!f.info || !Array.isArray(f.queries) || f.queries.length !== queries.length) throw new Error('does not match the queries');
-  const run: Run = new Map();
-  f.queries.forEach(([qid, docs, scores], i) => {
-    if (qid !== queries[i]!.id || docs.length !== scores.length) throw new Error(`query ${i} does not match`);
-    const hits: ScoredDoc[] = new Array<ScoredDoc>(docs.length);
-    for (let j = 0; j < docs.length; j++) {
-      const id = docIds[docs[j]!];
-      if (id === undefined || typeof scores[j] !== 'number') throw new Error(`query ${i}: hit ${j} out of range`);
-      hits[j] = { docId: id, score: scores[j]! };
-    }
-    run.set(qid, hits);
-  });
+  const f = JSON.parse(body) as { info?: StoredInfo; queries?: unknown };
+  if (!f.info) throw new Error('no stage info');
+  const run = decodeCompactRun(f.queries, docIds, queries);
   return { run, info: f.info };
 }
 
