@@ -5,7 +5,7 @@
  * top_k misses; a corrupted or partial cache file is ignored with one log line and rewritten. Also
  * pins the record → document text rules its key names (DOC_TEXT_RULES).
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { runExperiment } from '../src/api/run.js';
 import { DOC_TEXT_RULES, STAGE_SUBFOLDER } from '../src/retrieval/dense/stage-cache.js';
 import { skillFromRecord } from '../src/data/skill-record.js';
 import { buildDocumentText } from '../src/data/text.js';
+import { resultsFiles } from './helpers/results-files.js';
 
 const REPO = resolve(__dirname, '..');
 const RESULT_FILES = new Set(['metrics.json', 'run.trec', 'per-query.jsonl', 'breakdown.json', 'operating-points.json', 'official.json', 'queries.jsonl', 'skills.jsonl', 'report.html']);
@@ -33,16 +34,7 @@ function config(name: string, data: string, topK = 10): string {
 }
 
 function results(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p, `${rel}${e}/`);
-      else if (RESULT_FILES.has(e)) out.set(`${rel}${e}`, readFileSync(p, 'utf8'));
-    }
-  };
-  walk(dir, '');
-  return out;
+  return resultsFiles(dir, RESULT_FILES);
 }
 
 async function run(name: string, data: string, o: { cacheDir?: string; cache?: boolean; topK?: number } = {}) {

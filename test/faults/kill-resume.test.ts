@@ -6,10 +6,11 @@
  * The kill points are deterministic (SKILLRET_FAULT_AT, src/util/fault.ts): no timing.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resultsFiles } from '../helpers/results-files.js';
 
 const REPO = resolve(__dirname, '..', '..');
 const BIN = join(REPO, 'bin', 'skillret-eval.js');
@@ -53,18 +54,8 @@ function cli(cfg: string, cache: string, fault?: string) {
   return spawnSync(process.execPath, [BIN, 'run', cfg, '-q', '--cache-dir', cache], { env, encoding: 'utf8' });
 }
 
-/** Results files of a folder (relative path → content). */
 function results(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p, `${rel}${e}/`);
-      else if (RESULT_FILES.has(e)) out.set(`${rel}${e}`, readFileSync(p, 'utf8'));
-    }
-  };
-  walk(dir, '');
-  return out;
+  return resultsFiles(dir, RESULT_FILES);
 }
 
 /** What lies beside `output` with its name (lock, staging, previous folders). */
