@@ -292,3 +292,75 @@ describe('WebAssembly SIMD dense rows', () => {
     expect(once).not.toEqual([...expected]);
   });
 });
+
+describe('index builder segments', () => {
+  // Docs as token-id lists over one vocabulary (an empty doc first, in the middle and last).
+  const texts = ['', 'cat cat dog', 'dog bird', 'the fish fish', '', 'bird cat dog fish', 'ΟΔΟΣ café', 'dog', ''];
+  const reference = buildBm25Index(texts.map((t) => tokenize(t)));
+  const vocab = reference.vocab;
+  const docIds = texts.map((t) => tokenize(t).map((w) => vocab.get(w)!));
+  const pairsOf = (ids: number[]): { terms: number[]; tfs: number[] } => {
+    const terms: number[] = [];
+    const tfs: number[] = [];
+    for (const t of ids) {
+      const at = terms.indexOf(t);
+      if (at < 0) terms.push(t), tfs.push(1);
+      else tfs[at]!++;
+    }
+    return { terms, tfs };
+  };
+  const same = (a: ReturnType<typeof buildBm25Index>): void => {
+    expect(a.avgdl).toBe(reference.avgdl);
+    expect([...a.docLen]).toEqual([...reference.docLen]);
+    expect([...a.idf]).toEqual([...reference.idf]);
+    expect([...a.postingStart]).toEqual([...reference.postingStart]);
+    expect([...a.postingDoc]).toEqual([...reference.postingDoc]);
+    expect([...a.postingScore]).toEqual([...reference.postingScore]);
+  };
+
+  it.each([1, 2, 3, 5, 1 << 20])('gives the same index with segments of %i pairs', (segmentPairs) => {
+    const builder = new Bm25IndexBuilder({}, { segmentPairs });
+    for (const ids of docIds) builder.addDoc(ids);
+    same(builder.finish(vocab));
+  });
+
+  it('gives the same index when chunks are adopted between documents added one by one', () => {
+    const builder = new Bm25IndexBuilder({}, { segmentPairs: 4 });
+    const chunk = (from: number, to: number): void => {
+      const terms: number[] = [];
+      const tfs: number[] = [];
+      const ends: number[] = [];
+      const lens: number[] = [];
+      for (let d = from; d < to; d++) {
+        const p = pairsOf(docIds[d]!);
+        terms.push(...p.terms);
+        tfs.push(...p.tfs);
+        ends.push(terms.length);
+        lens.push(docIds[d]!.length);
+      }
+      // spare capacity past the last pair is ignored
+      builder.addChunk(Int32Array.from([...terms, 99]), Int32Array.from([...tfs, 99]), Uint32Array.from(ends), Int32Array.from(lens));
+    };
+    builder.addDoc(docIds[0]!);
+    chunk(1, 3);
+    const p3 = pairsOf(docIds[3]!);
+    builder.addDocPairs(p3.terms, p3.tfs, 0, p3.terms.length, docIds[3]!.length);
+    chunk(4, 5); // one empty document
+    builder.addDoc(docIds[5]!);
+    chunk(6, 6); // no documents
+    chunk(6, 9);
+    same(builder.finish(vocab));
+  });
+
+  it('checks adopted term ids and is finished once', () => {
+    const bad = new Bm25IndexBuilder();
+    bad.addChunk(Int32Array.from([0, -1]), Int32Array.from([1, 1]), Uint32Array.from([2]), Int32Array.from([2]));
+    expect(() => bad.finish(new Map([['a', 0]]))).toThrow(/term id -1/);
+    expect(() => new Bm25IndexBuilder().addChunk(Int32Array.from([0]), Int32Array.from([1]), Uint32Array.from([2]), Int32Array.from([2]))).toThrow(RangeError);
+    const once = new Bm25IndexBuilder();
+    once.addDoc([0]);
+    once.finish(new Map([['a', 0]]));
+    expect(() => once.finish(new Map([['a', 0]]))).toThrow(/finished/);
+    expect(() => once.addDoc([0])).toThrow(/finished/);
+  });
+});

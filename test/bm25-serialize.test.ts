@@ -6,7 +6,7 @@ import type { StageContext } from '../src/core/context.js';
 import { silentProgress } from '../src/util/progress.js';
 import { buildBm25IndexFromTexts } from '../src/retrieval/bm25/corpus.js';
 import { bm25CacheKey, bm25Stage, runBm25Stage } from '../src/retrieval/bm25/stage.js';
-import { Bm25IndexFormatError, deserializeBm25Index, serializeBm25Index } from '../src/retrieval/bm25/serialize.js';
+import { Bm25IndexFormatError, deserializeBm25Index, readBm25IndexFile, serializeBm25Index, writeBm25IndexFile } from '../src/retrieval/bm25/serialize.js';
 import { searchBm25 } from '../src/retrieval/bm25/search.js';
 import type { Bm25Index } from '../src/retrieval/bm25/types.js';
 
@@ -71,6 +71,68 @@ describe('BM25 index serialization', () => {
     const counts = Buffer.from(good);
     counts.writeUInt32LE(counts.readUInt32LE(16) + 1, 16); // numDocs
     expect(() => deserializeBm25Index(counts)).toThrow(Bm25IndexFormatError);
+  });
+});
+
+describe('BM25 index files (streamed)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'skillret-bm25-file-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes the bytes serializeBm25Index makes, atomically, and reads them back onto shared memory when asked', () => {
+    for (const [name, index] of [['full', built()], ['empty', buildBm25IndexFromTexts([]).index]] as const) {
+      const file = join(dir, 'sub', `${name}.bin`);
+      writeBm25IndexFile(file, index);
+      expect(readFileSync(file).equals(serializeBm25Index(index))).toBe(true);
+      expect(readdirSync(join(dir, 'sub')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      const plain = readBm25IndexFile(file);
+      expectSameIndex(plain, index);
+      expect(plain.postingDoc.buffer instanceof SharedArrayBuffer).toBe(false);
+      const shared = readBm25IndexFile(file, { shared: true });
+      expectSameIndex(shared, index);
+      for (const a of [shared.idf, shared.postingStart, shared.postingDoc, shared.postingScore]) expect(a.buffer instanceof SharedArrayBuffer).toBe(true);
+    }
+  });
+
+  it('writes an index whose arrays are on shared memory or are views at an offset', () => {
+    const index = built();
+    const onShared = readBm25IndexFile((() => {
+      const f = join(dir, 'a.bin');
+      writeBm25IndexFile(f, index);
+      return f;
+    })(), { shared: true });
+    const f2 = join(dir, 'b.bin');
+    writeBm25IndexFile(f2, onShared);
+    expect(readFileSync(f2).equals(serializeBm25Index(index))).toBe(true);
+    const big = new Int32Array(index.docLen.length + 5);
+    big.set(index.docLen, 5);
+    const f3 = join(dir, 'c.bin');
+    writeBm25IndexFile(f3, { ...index, docLen: big.subarray(5) });
+    expect(readFileSync(f3).equals(serializeBm25Index(index))).toBe(true);
+  });
+
+  it('detects the corruption deserializeBm25Index detects', () => {
+    const good = serializeBm25Index(built());
+    const check = (bytes: Buffer, why: RegExp): void => {
+      const f = join(dir, 'bad.bin');
+      writeFileSync(f, bytes);
+      expect(() => readBm25IndexFile(f)).toThrow(Bm25IndexFormatError);
+      expect(() => readBm25IndexFile(f)).toThrow(why);
+    };
+    const flipped = Buffer.from(good);
+    flipped[200] = flipped[200]! ^ 0x01;
+    check(flipped, /checksum/);
+    const inPadding = Buffer.from(good);
+    inPadding[good.length - 33] = 1; // the last byte before the checksum: blob padding or blob
+    check(inPadding, /checksum|UTF-8|term/);
+    check(good.subarray(0, good.length - 1), /length/);
+    check(Buffer.concat([good, Buffer.alloc(8)]), /length/);
+    check(good.subarray(0, 10), /too short/);
+    const magic = Buffer.from(good);
+    magic[0] = 0x58;
+    check(magic, /magic/);
+    const version = Buffer.from(good);
+    version.writeUInt32LE(99, 8);
+    check(version, /version 99/);
   });
 });
 

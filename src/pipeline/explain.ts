@@ -30,7 +30,7 @@ import { concentrationOf, explainQuery, type ExplainScorer, type QueryExplanatio
 import type { ConcentrationSummary } from '../explain/concentration.js';
 import { buildBm25IndexFromTexts } from '../retrieval/bm25/corpus.js';
 import { bm25CacheKey } from '../retrieval/bm25/stage.js';
-import { deserializeBm25Index } from '../retrieval/bm25/serialize.js';
+import { readBm25IndexFile } from '../retrieval/bm25/serialize.js';
 import { resolveParams } from '../retrieval/bm25/build.js';
 import type { Bm25Index } from '../retrieval/bm25/types.js';
 import { openDenseScorer } from '../retrieval/dense/scorer.js';
@@ -136,7 +136,7 @@ function loadBm25Index(ctx: StageContext, texts: readonly string[], k1: number, 
     const file = join(ctx.cacheDir, 'bm25', `${bm25CacheKey(texts, params)}.bin`);
     if (existsSync(file)) {
       try {
-        return deserializeBm25Index(readFileSync(file));
+        return readBm25IndexFile(file);
       } catch {
         /* rebuilt below */
       }

@@ -12,12 +12,17 @@ export function tempPathFor(path: string): string {
  * A crash leaves either the old file or the new one, never a half-written file.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+  writeFileAtomicWith(path, (fd) => writeFileSync(fd, data));
+}
+
+/** `writeFileAtomic` whose bytes `write` puts into the open temporary file (a file written in pieces). */
+export function writeFileAtomicWith(path: string, write: (fd: number) => void): void {
   makeDirs(dirname(path));
   const tmp = tempPathFor(path);
   try {
     const fd = openSync(tmp, 'w');
     try {
-      writeFileSync(fd, data);
+      write(fd);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

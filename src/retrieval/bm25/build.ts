@@ -11,22 +11,61 @@
  */
 import { BM25S_DEFAULT_PARAMS, type Bm25Index, type Bm25Params } from './types.js';
 
-/** Accumulates documents as arrays of term ids, then produces the index. */
+/** Pairs per segment the builder allocates itself (a document with more gets a segment of its own size). */
+const SEGMENT_PAIRS = 1 << 20;
+
+/**
+ * (term id, tf) pairs of consecutive documents: pairs [0, used) of `term` / `tf`, global pair
+ * numbers [first, first + used). A document's pairs never span two segments.
+ */
+interface PairSegment {
+  term: Int32Array;
+  tf: Int32Array;
+  used: number;
+  first: number;
+}
+
+/**
+ * Accumulates documents as (term, tf) pairs, then produces the index. The pairs are kept in
+ * segments: fixed-size ones the builder fills (`addDoc`, `addDocPairs`), or a tokenized chunk's
+ * own arrays, adopted without a copy (`addChunk`). No array is regrown, so the builder holds the
+ * pairs once (plus at most one part-filled segment), and `finish` lets each segment go as soon as
+ * its postings are placed: building costs the postings plus the pairs, not twice the pairs.
+ * A builder is finished once.
+ */
 export class Bm25IndexBuilder {
   readonly params: Readonly<Bm25Params>;
   private numDocs = 0;
   private totalLength = 0;
   private docLen = new Int32Array(1024);
-  /** Cumulative number of (term, tf) pairs at the end of each document. */
+  /** Global number of (term, tf) pairs at the end of each document. */
   private docPairEnd = new Uint32Array(1024);
-  private pairTerm = new Int32Array(1 << 16);
-  private pairTf = new Int32Array(1 << 16);
+  private segments: PairSegment[] = [];
+  /** The segment `addDoc` / `addDocPairs` write into (the last of `segments`), if any. */
+  private open: PairSegment | undefined;
   private numPairs = 0;
   private counts = new Int32Array(1 << 12);
   private distinct = new Int32Array(1 << 12);
+  private finished = false;
+  private readonly segmentPairs: number;
 
-  constructor(params: Partial<Bm25Params> = {}) {
+  /** `segmentPairs`: pairs per segment the builder allocates (tests make it small; the index does not depend on it). */
+  constructor(params: Partial<Bm25Params> = {}, opts: { segmentPairs?: number } = {}) {
     this.params = resolveParams(params);
+    this.segmentPairs = opts.segmentPairs ?? SEGMENT_PAIRS;
+    if (!Number.isInteger(this.segmentPairs) || this.segmentPairs < 1) throw new RangeError(`segmentPairs must be a positive integer, got ${this.segmentPairs}`);
+  }
+
+  /** The open segment, with room for `nd` more pairs (a new one when the open one is full). */
+  private room(nd: number): PairSegment {
+    if (this.finished) throw new Error('this BM25 index builder is finished');
+    const open = this.open;
+    if (open !== undefined && open.used + nd <= open.term.length) return open;
+    const size = Math.max(this.segmentPairs, nd);
+    const seg: PairSegment = { term: new Int32Array(size), tf: new Int32Array(size), used: 0, first: this.numPairs };
+    this.segments.push(seg);
+    this.open = seg;
+    return seg;
   }
 
   /** Adds the next document (number = documents added so far): its token ids, with repeats, in order. */
@@ -44,51 +83,71 @@ export class Bm25IndexBuilder {
       }
       counts[t] = (counts[t] as number) + 1;
     }
-    if (this.numPairs + nd > this.pairTerm.length) {
-      this.pairTerm = growInt32(this.pairTerm, this.numPairs + nd);
-      this.pairTf = growInt32(this.pairTf, this.numPairs + nd);
-    }
-    const pairTerm = this.pairTerm;
-    const pairTf = this.pairTf;
-    let p = this.numPairs;
+    const seg = this.room(nd);
+    const { term, tf } = seg;
+    let p = seg.used;
     for (let j = 0; j < nd; j++) {
       const t = distinct[j] as number;
-      pairTerm[p] = t;
-      pairTf[p] = counts[t] as number;
+      term[p] = t;
+      tf[p] = counts[t] as number;
       counts[t] = 0;
       p++;
     }
-    this.numPairs = p;
-    this.endDoc(p, length);
+    seg.used = p;
+    this.numPairs += nd;
+    this.endDoc(length);
   }
 
   /**
    * Adds the next document from its distinct terms, given as (term id, tf) pairs
    * `terms[start, end)` / `tfs[start, end)` in order of first occurrence (what `addDoc` derives
-   * from the token ids), and its length in tokens. Used when documents were tokenized elsewhere
-   * (worker threads, parallel.ts).
+   * from the token ids), and its length in tokens.
    */
   addDocPairs(terms: ArrayLike<number>, tfs: ArrayLike<number>, start: number, end: number, length: number): void {
     const nd = end - start;
-    if (this.numPairs + nd > this.pairTerm.length) {
-      this.pairTerm = growInt32(this.pairTerm, this.numPairs + nd);
-      this.pairTf = growInt32(this.pairTf, this.numPairs + nd);
-    }
-    const pairTerm = this.pairTerm;
-    const pairTf = this.pairTf;
-    let p = this.numPairs;
+    const seg = this.room(nd);
+    const { term, tf } = seg;
+    let p = seg.used;
     for (let j = start; j < end; j++) {
       const t = terms[j] as number;
       if (t < 0 || t !== (t | 0)) throw new RangeError(`invalid term id ${t}`);
-      pairTerm[p] = t;
-      pairTf[p] = tfs[j] as number;
+      term[p] = t;
+      tf[p] = tfs[j] as number;
       p++;
     }
-    this.numPairs = p;
-    this.endDoc(p, length);
+    seg.used = p;
+    this.numPairs += nd;
+    this.endDoc(length);
   }
 
-  private endDoc(p: number, length: number): void {
+  /**
+   * Adds the next `docLen.length` documents from a tokenized chunk (worker threads, chunk.ts):
+   * document i's pairs are `terms` / `tfs` [docPairEnd[i - 1], docPairEnd[i]) (from 0), its
+   * length `docLen[i]`. The builder keeps `terms` and `tfs` as they are (no copy): the caller
+   * must not change them afterwards. Term ids are checked by `finish`.
+   */
+  addChunk(terms: Int32Array, tfs: Int32Array, docPairEnd: Uint32Array, docLen: Int32Array): void {
+    if (this.finished) throw new Error('this BM25 index builder is finished');
+    const n = docLen.length;
+    const used = n > 0 ? (docPairEnd[n - 1] as number) : 0;
+    if (docPairEnd.length !== n || terms.length < used || tfs.length < used) {
+      throw new RangeError(`a chunk of ${n} documents with ${docPairEnd.length} pair ends and ${terms.length}/${tfs.length} pairs`);
+    }
+    this.open = undefined;
+    if (used > 0) this.segments.push({ term: terms, tf: tfs, used, first: this.numPairs });
+    const first = this.numPairs;
+    let prev = 0;
+    for (let d = 0; d < n; d++) {
+      const end = docPairEnd[d] as number;
+      if (end < prev || end > used) throw new RangeError(`chunk document ${d}: pair end ${end} after ${prev} (of ${used})`);
+      prev = end;
+      this.numPairs = first + end;
+      this.endDoc(docLen[d] as number);
+    }
+    this.numPairs = first + used;
+  }
+
+  private endDoc(length: number): void {
     const d = this.numDocs++;
     if (d >= this.docLen.length) {
       this.docLen = growInt32(this.docLen, d + 1);
@@ -97,7 +156,7 @@ export class Bm25IndexBuilder {
       this.docPairEnd = grown;
     }
     this.docLen[d] = length;
-    this.docPairEnd[d] = p;
+    this.docPairEnd[d] = this.numPairs;
     this.totalLength += length;
   }
 
@@ -108,6 +167,8 @@ export class Bm25IndexBuilder {
    * search the index without a copy (same values either way).
    */
   finish(vocab: ReadonlyMap<string, number>, shared = false): Bm25Index {
+    if (this.finished) throw new Error('this BM25 index builder is finished');
+    this.finished = true;
     const { k1, b } = this.params;
     const numDocs = this.numDocs;
     const numTerms = vocab.size;
@@ -117,14 +178,19 @@ export class Bm25IndexBuilder {
       if (id !== expected) throw new RangeError(`vocab ids must be 0..${numTerms - 1} in insertion order (got ${id} at ${expected})`);
       expected++;
     }
-    const pairTerm = this.pairTerm;
-    const pairTf = this.pairTf;
+    // Taken from the builder, so that each segment can be let go once placed.
+    const segments: (PairSegment | undefined)[] = this.segments;
+    this.segments = [];
+    this.open = undefined;
 
     const df = new Int32Array(numTerms);
-    for (let p = 0; p < numPairs; p++) {
-      const t = pairTerm[p] as number;
-      if (t >= numTerms) throw new RangeError(`term id ${t} is not in the vocabulary (size ${numTerms})`);
-      df[t] = (df[t] as number) + 1;
+    for (const seg of segments) {
+      const term = seg!.term;
+      for (let p = 0; p < seg!.used; p++) {
+        const t = term[p] as number;
+        if (t < 0 || t >= numTerms) throw new RangeError(`term id ${t} is not in the vocabulary (size ${numTerms})`);
+        df[t] = (df[t] as number) + 1;
+      }
     }
 
     const alloc = <T>(make: (b: ArrayBuffer | SharedArrayBuffer) => T, bytes: number): T =>
@@ -143,20 +209,28 @@ export class Bm25IndexBuilder {
 
     const avgdl = numDocs > 0 ? this.totalLength / numDocs : 0;
     const oneMinusB = 1 - b;
-    let p = 0;
-    for (let d = 0; d < numDocs; d++) {
-      const end = this.docPairEnd[d] as number;
-      if (p === end) continue;
-      const dl = this.docLen[d] as number;
-      const lengthNorm = k1 * (oneMinusB + (b * dl) / avgdl);
-      for (; p < end; p++) {
-        const t = pairTerm[p] as number;
-        const tf = pairTf[p] as number;
-        const at = cursor[t] as number;
-        cursor[t] = at + 1;
-        postingDoc[at] = d;
-        // Float32Array stores round the float64 product to float32, as numpy's assignment does.
-        postingScore[at] = (idf[t] as number) * (tf / (lengthNorm + tf));
+    const docPairEnd = this.docPairEnd;
+    let d = 0;
+    for (let s = 0; s < segments.length; s++) {
+      const { term, tf, used, first } = segments[s]!;
+      segments[s] = undefined;
+      const last = first + used;
+      let p = first;
+      // Documents whose pairs end in this segment (an empty one at its start included).
+      for (; d < numDocs && (docPairEnd[d] as number) <= last; d++) {
+        const end = docPairEnd[d] as number;
+        if (p === end) continue;
+        const dl = this.docLen[d] as number;
+        const lengthNorm = k1 * (oneMinusB + (b * dl) / avgdl);
+        for (; p < end; p++) {
+          const t = term[p - first] as number;
+          const f = tf[p - first] as number;
+          const at = cursor[t] as number;
+          cursor[t] = at + 1;
+          postingDoc[at] = d;
+          // Float32Array stores round the float64 product to float32, as numpy's assignment does.
+          postingScore[at] = (idf[t] as number) * (f / (lengthNorm + f));
+        }
       }
     }
 

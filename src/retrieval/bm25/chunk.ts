@@ -87,7 +87,8 @@ export function tokenizeChunk(texts: readonly string[] | Iterable<string>, stopw
 }
 
 /**
- * Adds a chunk's documents to `builder`, extending `vocab` (term -> global id, insertion order =
+ * Adds a chunk's documents to `builder` (which keeps the chunk's pair arrays, its term ids
+ * rewritten to global ones in place), extending `vocab` (term -> global id, insertion order =
  * id order) with the chunk's new tokens. Chunks must be merged in corpus order. Returns the number
  * of tokens the chunk kept.
  */
@@ -104,14 +105,9 @@ export function mergeChunk(builder: Bm25IndexBuilder, vocab: Map<string, number>
   }
   const terms = chunk.pairTerm;
   for (let j = 0; j < terms.length; j++) terms[j] = remap[terms[j]!]!;
-  let start = 0;
+  builder.addChunk(terms, chunk.pairTf, chunk.docPairEnd, chunk.docLen);
   let total = 0;
-  for (let d = 0; d < chunk.docLen.length; d++) {
-    const end = chunk.docPairEnd[d]!;
-    builder.addDocPairs(terms, chunk.pairTf, start, end, chunk.docLen[d]!);
-    total += chunk.docLen[d]!;
-    start = end;
-  }
+  for (let d = 0; d < chunk.docLen.length; d++) total += chunk.docLen[d]!;
   return total;
 }
 

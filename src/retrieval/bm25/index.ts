@@ -8,7 +8,7 @@ export { BM25S_DEFAULT_PARAMS, type Bm25Params, type Bm25Index, type Bm25Hit } f
 export { buildBm25Index, Bm25IndexBuilder } from './build.js';
 export { buildBm25IndexFromTexts, type CorpusIndexResult } from './corpus.js';
 export { searchBm25, Bm25Searcher, type SearchOptions } from './search.js';
-export { serializeBm25Index, deserializeBm25Index, Bm25IndexFormatError, BM25_INDEX_FORMAT_VERSION } from './serialize.js';
+export { serializeBm25Index, deserializeBm25Index, writeBm25IndexFile, readBm25IndexFile, Bm25IndexFormatError, BM25_INDEX_FORMAT_VERSION } from './serialize.js';
 export {
   bm25Retrieve,
   queryBm25Index,

@@ -8,11 +8,15 @@
  *   Int32 docLen[N] | Float32 idf[V] | Uint32 postingStart[V+1] | Int32 postingDoc[P] |
  *   Float32 postingScore[P] | Uint32 termEnd[V] (end offsets in the UTF-8 term blob) |
  *   term blob (vocabBytes) | zero padding | SHA-256 of everything before it (32 bytes)
- * Reading verifies magic, version, length, checksum and the structural invariants, and throws
+ * `writeBm25IndexFile` / `readBm25IndexFile` stream those bytes to and from the cache file
+ * section by section, so the index is never held twice. Reading verifies magic, version, length,
+ * checksum and the structural invariants, and throws
  * `Bm25IndexFormatError` on any mismatch (the caller rebuilds).
  */
 import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
+import { writeFileAtomicWith } from '../../util/atomic.js';
 import type { Bm25Index } from './types.js';
 
 export const BM25_INDEX_FORMAT_VERSION = 1;
@@ -62,7 +66,8 @@ function requireLittleEndian(): void {
   if (endianness() !== 'LE') throw new Bm25IndexFormatError('BM25 index files are only supported on little-endian machines');
 }
 
-export function serializeBm25Index(index: Bm25Index): Buffer {
+/** The file's bytes in order, in pieces (typed arrays' bytes are not copied), without the checksum. */
+function* encodePieces(index: Bm25Index): Generator<Uint8Array> {
   requireLittleEndian();
   const terms: Buffer[] = [];
   let expected = 0;
@@ -80,9 +85,9 @@ export function serializeBm25Index(index: Bm25Index): Buffer {
     termEnd[i] = vocabBytes;
   });
   const L = layout(n, v, p, vocabBytes);
-  const out = Buffer.alloc(L.total);
-  out.set(MAGIC, 0);
-  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.set(MAGIC, 0);
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
   view.setUint32(8, BM25_INDEX_FORMAT_VERSION, true);
   view.setUint32(12, 0, true);
   view.setUint32(16, n, true);
@@ -93,32 +98,108 @@ export function serializeBm25Index(index: Bm25Index): Buffer {
   view.setFloat64(40, index.params.b, true);
   view.setFloat64(48, index.avgdl, true);
   view.setBigUint64(56, BigInt(L.total), true);
-  const put = (at: number, a: Int32Array | Uint32Array | Float32Array): void => {
-    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+  yield header;
+  let at = HEADER_BYTES;
+  const pad = (to: number): Uint8Array => {
+    const zeros = new Uint8Array(to - at);
+    at = to;
+    return zeros;
   };
-  put(L.docLen, index.docLen);
-  put(L.idf, index.idf);
-  put(L.postingStart, index.postingStart);
-  put(L.postingDoc, index.postingDoc);
-  put(L.postingScore, index.postingScore);
-  put(L.termEnd, termEnd);
-  let at = L.blob;
+  const sections: [number, Int32Array | Uint32Array | Float32Array][] = [
+    [L.docLen, index.docLen],
+    [L.idf, index.idf],
+    [L.postingStart, index.postingStart],
+    [L.postingDoc, index.postingDoc],
+    [L.postingScore, index.postingScore],
+    [L.termEnd, termEnd],
+  ];
+  for (const [offset, a] of sections) {
+    if (offset > at) yield pad(offset);
+    yield new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    at += a.byteLength;
+  }
+  if (L.blob > at) yield pad(L.blob);
   for (const t of terms) {
-    out.set(t, at);
+    yield t;
     at += t.length;
   }
-  createHash('sha256').update(out.subarray(0, L.checksum)).digest().copy(out, L.checksum);
-  return out;
+  if (L.checksum > at) yield pad(L.checksum);
+}
+
+export function serializeBm25Index(index: Bm25Index): Buffer {
+  const pieces = [...encodePieces(index)];
+  const hash = createHash('sha256');
+  for (const piece of pieces) hash.update(piece);
+  return Buffer.concat([...pieces, hash.digest()]);
+}
+
+/**
+ * Writes `index` to `path` atomically, in the bytes of `serializeBm25Index`, from the index's own
+ * arrays: no second copy of the index in memory.
+ */
+export function writeBm25IndexFile(path: string, index: Bm25Index): void {
+  writeFileAtomicWith(path, (fd) => {
+    const hash = createHash('sha256');
+    for (const piece of encodePieces(index)) {
+      hash.update(piece);
+      writeAll(fd, piece);
+    }
+    writeAll(fd, hash.digest());
+  });
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+}
+
+/** Where `decodeIndex` reads: `length` bytes, read in order. */
+interface ByteSource {
+  readonly length: number;
+  /** Fills `into` with the bytes at `position`. */
+  read(position: number, into: Uint8Array): void;
 }
 
 export function deserializeBm25Index(buf: Uint8Array): Bm25Index {
+  return decodeIndex({ length: buf.length, read: (at, into) => into.set(buf.subarray(at, at + into.length)) }, false);
+}
+
+/**
+ * Reads an index file written by `writeBm25IndexFile` (or `serializeBm25Index`), each section
+ * straight into its array (checked as `deserializeBm25Index` checks): no buffer of the whole
+ * file. `shared`: the search arrays on SharedArrayBuffers (for worker threads).
+ */
+export function readBm25IndexFile(path: string, opts: { shared?: boolean } = {}): Bm25Index {
+  const fd = openSync(path, 'r');
+  try {
+    const length = fstatSync(fd).size;
+    return decodeIndex(
+      {
+        length,
+        read: (position, into) => {
+          for (let at = 0; at < into.length; ) {
+            const n = readSync(fd, into, at, into.length - at, position + at);
+            if (n === 0) throw new Bm25IndexFormatError(`invalid BM25 index file: ended at byte ${position + at} of ${length}`);
+            at += n;
+          }
+        },
+      },
+      opts.shared === true,
+    );
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function decodeIndex(src: ByteSource, shared: boolean): Bm25Index {
   requireLittleEndian();
   const fail = (why: string): never => {
     throw new Bm25IndexFormatError(`invalid BM25 index file: ${why}`);
   };
-  if (buf.length < HEADER_BYTES + CHECKSUM_BYTES) fail(`too short (${buf.length} bytes)`);
-  if (!Buffer.from(buf.buffer, buf.byteOffset, MAGIC.length).equals(MAGIC)) fail('bad magic');
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (src.length < HEADER_BYTES + CHECKSUM_BYTES) fail(`too short (${src.length} bytes)`);
+  const header = Buffer.alloc(HEADER_BYTES);
+  src.read(0, header);
+  if (!header.subarray(0, MAGIC.length).equals(MAGIC)) fail('bad magic');
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
   const version = view.getUint32(8, true);
   if (version !== BM25_INDEX_FORMAT_VERSION) fail(`format version ${version}, expected ${BM25_INDEX_FORMAT_VERSION}`);
   const n = view.getUint32(16, true);
@@ -130,23 +211,39 @@ export function deserializeBm25Index(buf: Uint8Array): Bm25Index {
   const avgdl = view.getFloat64(48, true);
   const declared = view.getBigUint64(56, true);
   const L = layout(n, v, p, vocabBytes);
-  if (declared !== BigInt(L.total) || buf.length !== L.total) {
-    fail(`length ${buf.length} bytes, header declares ${declared} and counts imply ${L.total}`);
+  if (declared !== BigInt(L.total) || src.length !== L.total) {
+    fail(`length ${src.length} bytes, header declares ${declared} and counts imply ${L.total}`);
   }
-  const digest = createHash('sha256').update(buf.subarray(0, L.checksum)).digest();
-  if (!digest.equals(buf.subarray(L.checksum, L.total))) fail('checksum mismatch');
-
-  const copy = <T extends Int32Array | Uint32Array | Float32Array>(make: (len: number) => T, at: number, len: number): T => {
-    const a = make(len);
-    new Uint8Array(a.buffer).set(buf.subarray(at, at + 4 * len));
+  // Sections in file order, each hashed as it is read (the padding between them too).
+  const hash = createHash('sha256').update(header);
+  let at = HEADER_BYTES;
+  const next = (offset: number, into: Uint8Array): void => {
+    if (offset > at) {
+      const gap = Buffer.alloc(offset - at);
+      src.read(at, gap);
+      hash.update(gap);
+    }
+    src.read(offset, into);
+    hash.update(into);
+    at = offset + into.length;
+  };
+  const section = <T extends Int32Array | Uint32Array | Float32Array>(make: (b: ArrayBuffer | SharedArrayBuffer) => T, offset: number, len: number, onShared: boolean): T => {
+    const a = make(onShared ? new SharedArrayBuffer(4 * len) : new ArrayBuffer(4 * len));
+    next(offset, new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     return a;
   };
-  const docLen = copy((m) => new Int32Array(m), L.docLen, n);
-  const idf = copy((m) => new Float32Array(m), L.idf, v);
-  const postingStart = copy((m) => new Uint32Array(m), L.postingStart, v + 1);
-  const postingDoc = copy((m) => new Int32Array(m), L.postingDoc, p);
-  const postingScore = copy((m) => new Float32Array(m), L.postingScore, p);
-  const termEnd = copy((m) => new Uint32Array(m), L.termEnd, v);
+  const docLen = section((m) => new Int32Array(m), L.docLen, n, false);
+  const idf = section((m) => new Float32Array(m), L.idf, v, shared);
+  const postingStart = section((m) => new Uint32Array(m), L.postingStart, v + 1, shared);
+  const postingDoc = section((m) => new Int32Array(m), L.postingDoc, p, shared);
+  const postingScore = section((m) => new Float32Array(m), L.postingScore, p, shared);
+  const termEnd = section((m) => new Uint32Array(m), L.termEnd, v, false);
+  const blob = Buffer.alloc(vocabBytes);
+  next(L.blob, blob);
+  next(L.checksum, Buffer.alloc(0));
+  const stored = Buffer.alloc(CHECKSUM_BYTES);
+  src.read(L.checksum, stored);
+  if (!hash.digest().equals(stored)) fail('checksum mismatch');
 
   if (postingStart[0] !== 0 || postingStart[v] !== p) fail('posting offsets do not span the postings');
   for (let t = 0; t < v; t++) if ((postingStart[t + 1] as number) < (postingStart[t] as number)) fail(`posting offsets decrease at term ${t}`);
@@ -162,7 +259,7 @@ export function deserializeBm25Index(buf: Uint8Array): Bm25Index {
     if (end < start || end > vocabBytes) fail(`term ${t} has bad offsets`);
     let term = '';
     try {
-      term = decoder.decode(buf.subarray(L.blob + start, L.blob + end));
+      term = decoder.decode(blob.subarray(start, end));
     } catch {
       fail(`term ${t} is not valid UTF-8`);
     }

@@ -22,7 +22,7 @@ import { buildBm25IndexFromTexts } from './corpus.js';
 import { Bm25Pool, buildBm25IndexParallel, defaultBm25Threads, queryBm25IndexParallel } from './parallel.js';
 import { queryBm25Index, type Bm25QueryStats, type Bm25Stats } from './query.js';
 import { bm25RunKey, readBm25RunCache, writeBm25RunCache } from './run-cache.js';
-import { BM25_INDEX_FORMAT_VERSION, deserializeBm25Index, serializeBm25Index } from './serialize.js';
+import { BM25_INDEX_FORMAT_VERSION, readBm25IndexFile, writeBm25IndexFile } from './serialize.js';
 import { BM25S_STOPWORDS_EN } from './stopwords.js';
 import type { Bm25Index, Bm25Params } from './types.js';
 import { faultPoint } from '../../util/fault.js';
@@ -121,6 +121,7 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
   let indexMs = 0;
   let totalTokens = 0;
 
+  const threads = input.threads ?? defaultBm25Threads(store.size);
   let runFile: string | undefined;
   if (ctx.useCache) {
     const t0 = performance.now();
@@ -139,7 +140,8 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
     }
     if (existsSync(cacheFile)) {
       try {
-        index = deserializeBm25Index(readFileSync(cacheFile));
+        // Straight onto SharedArrayBuffers when worker threads will search it (no copy then).
+        index = readBm25IndexFile(cacheFile, { shared: threads > 0 });
         if (index.numDocs !== store.size) throw new Error(`holds ${index.numDocs} documents, expected ${store.size}`);
         cache = 'hit';
         totalTokens = index.docLen.reduce((s, x) => s + x, 0);
@@ -151,7 +153,6 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
     cacheMs += performance.now() - t0;
   }
 
-  const threads = input.threads ?? defaultBm25Threads(store.size);
   const pool = threads > 0 ? new Bm25Pool(threads) : undefined;
   try {
     if (index === undefined) {
@@ -170,7 +171,7 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
       faultPoint('indexing');
       if (ctx.useCache && cacheFile !== undefined) {
         const t0 = performance.now();
-        writeFileAtomic(cacheFile, serializeBm25Index(index));
+        writeBm25IndexFile(cacheFile, index);
         cacheMs += performance.now() - t0;
         cache = 'miss';
       }
