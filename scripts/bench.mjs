@@ -28,6 +28,18 @@ import { compareBm25Runs } from './compare-bm25-runs.mjs';
 import { profileProcess } from './bench-profile.mjs';
 
 const argv = process.argv.slice(2);
+const KNOWN = ['--trec-eval', '--bm25s-python', '--bm25s-path', '--runs', '--full', '--only', '--out', '--work', '--hnsw-sizes', '--help', '-h'];
+if (argv.includes('--help') || argv.includes('-h')) {
+  // The usage is this file's header comment.
+  const head = readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0];
+  process.stdout.write(`${head.split('\n').slice(2).map((l) => l.replace(/^ \* ?/, '')).join('\n').trim()}\n`);
+  process.exit(0);
+}
+const unknown = argv.find((a) => a.startsWith('-') && !KNOWN.includes(a));
+if (unknown !== undefined) {
+  process.stderr.write(`bench: unknown option ${unknown} (--help lists the options)\n`);
+  process.exit(2);
+}
 const opt = (name, def) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : def;
