@@ -11,12 +11,18 @@
  * `encode(text, [], []).length` (tested), without running the quadratic merge of every word of a
  * 100 MB corpus again.
  *
- * The pieces are found with the pattern made sticky (`y`): each `test` matches at the end of the
- * previous piece and moves `lastIndex` to the end of this one, so no match object and no string is
- * made per piece; a piece is looked up in the table by a hash of its code units and compared in
- * place. The global pattern (`encode`'s) skips characters no alternative matches at; cl100k's
- * pattern matches at every position, but should a sticky match ever fail before the end of the
- * text, that text is counted the plain way (`matchAll`, every piece as a string).
+ * The pieces are found by a scanner over the text's UTF-16 code units (`asciiPieceEnd`), which
+ * takes the pattern's alternatives in order with their greedy and backtracking outcomes, for a piece
+ * whose decision looks only at ASCII units (< 0x80: letters a-z A-Z, digits 0-9, white space
+ * space \t \n \v \f \r, anything else neither); it hashes the piece as it goes. Where the decision
+ * would look at any other unit (in a run, the unit ending one, a lookahead), the piece is matched by
+ * the pattern made sticky (`y`) at that offset instead, which is exact because a piece depends only
+ * on the text from its start on; both give the matches of the global pattern, tested at every
+ * offset. No match object and no string is made per piece: a piece is looked up in the table by an
+ * FNV-1a hash of its code units and compared in place. The global pattern (`encode`'s) skips
+ * characters no alternative matches at; cl100k's pattern matches at every position, but should a
+ * sticky match ever fail before the end of the text, that text is counted the plain way
+ * (`matchAll`, every piece as a string).
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
@@ -92,6 +98,16 @@ function pieceTokens(piece: string): number {
   return n;
 }
 
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a (32 bits) of the UTF-16 code units text[start, end): PieceTable's key (exported for tests). */
+export function fnv1a(text: string, start: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+
 /**
  * Distinct pieces and their token counts: open addressing over a power-of-two table, keyed by an
  * FNV-1a hash of the piece's UTF-16 code units, so a piece is found from its offsets in the text
@@ -104,10 +120,8 @@ class PieceTable {
   private poolUsed = 0;
   private size = 0;
 
-  /** Tokens of text[start, end) (counted and added when new). */
-  count(text: string, start: number, end: number): number {
-    let h = 0x811c9dc5 | 0;
-    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  /** Tokens of text[start, end), whose `fnv1a` hash is `h` (counted and added when new). */
+  count(text: string, start: number, end: number, h: number): number {
     const len = end - start;
     const slots = this.slots;
     const pool = this.pool;
@@ -163,8 +177,126 @@ const pieces = new PieceTable();
 export function countTokensByMatches(text: string): number {
   split ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'gu');
   let n = 0;
-  for (const m of text.matchAll(split)) n += pieces.count(m[0], 0, m[0].length);
+  for (const m of text.matchAll(split)) n += pieces.count(m[0], 0, m[0].length, fnv1a(m[0], 0, m[0].length));
   return n;
+}
+
+/** Classes of the ASCII code units for the scanner (`asciiPieceEnd`); a unit ≥ 0x80 has none. */
+const LETTER = 1; // a-z A-Z (\p{L})
+const DIGIT = 2; // 0-9 (\p{N})
+const SPACE = 3; // \s other than a line break: space, \t, \v, \f
+const BREAK = 4; // \r \n
+const OTHER = 5; // everything else, control characters included: [^\s\p{L}\p{N}]
+const ASCII_CLASS = (() => {
+  const c = new Uint8Array(128).fill(OTHER);
+  for (let u = 0x41; u <= 0x5a; u++) c[u] = c[u + 0x20] = LETTER;
+  for (let u = 0x30; u <= 0x39; u++) c[u] = DIGIT;
+  for (const u of [0x20, 0x09, 0x0b, 0x0c]) c[u] = SPACE;
+  c[0x0a] = c[0x0d] = BREAK;
+  return c;
+})();
+
+/** `fnv1a` of the piece the last `asciiPieceEnd` found (set when it returns an end, not -1). */
+let scannedHash = 0;
+
+/** The hash `asciiPieceEnd` left (for tests). */
+export function lastScannedHash(): number {
+  return scannedHash;
+}
+
+/**
+ * End of the run of ASCII units of class `k` from `j`, hashing them on from `h` into `scannedHash`;
+ * -1 when a unit ≥ 0x80 is met (it may or may not belong to the run).
+ */
+function runEnd(text: string, j: number, n: number, k: number, h: number): number {
+  for (; j < n; j++) {
+    const u = text.charCodeAt(j);
+    if (u >= 0x80) return -1;
+    if (ASCII_CLASS[u] !== k) break;
+    h = Math.imul(h ^ u, FNV_PRIME);
+  }
+  scannedHash = h;
+  return j;
+}
+
+/**
+ * End of the piece of cl100k's split pattern that starts at `i` (< `n`, the text's length), found
+ * from the ASCII code units themselves (its `fnv1a` hash left in `scannedHash`), or -1 when
+ * deciding it would look at a unit ≥ 0x80 (in the run it extends, the unit that ends a run, a
+ * lookahead): the caller then asks the sticky pattern. The alternatives in the pattern's order,
+ * each with its greedy and backtracking outcome: `'s|'t|'re|'ve|'m|'ll|'d` (either case, whatever
+ * follows); `[^\r\n\p{L}\p{N}]?\p{L}+` (one unit that is no letter, digit or line break, then a
+ * letter run; or a letter run); `\p{N}{1,3}`; ` ?[^\s\p{L}\p{N}]+[\r\n]*`; and for a run of white
+ * space, `\s*[\r\n]+` (up to just after its last line break), `\s+(?!\S)` (all of it at the
+ * text's end, else all but its last unit) and `\s+` (a single white-space unit before a non-space).
+ * Exported for tests.
+ */
+export function asciiPieceEnd(text: string, i: number, n: number): number {
+  const c = text.charCodeAt(i);
+  if (c >= 0x80) return -1;
+  const k = ASCII_CLASS[c]!;
+  const hc = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
+  if (k === LETTER) return runEnd(text, i + 1, n, LETTER, hc);
+  if (k === DIGIT) {
+    const lim = i + 3 < n ? i + 3 : n;
+    let h = hc;
+    let j = i + 1;
+    for (; j < lim; j++) {
+      const u = text.charCodeAt(j);
+      if (u >= 0x80) return -1;
+      if (ASCII_CLASS[u] !== DIGIT) break;
+      h = Math.imul(h ^ u, FNV_PRIME);
+    }
+    scannedHash = h;
+    return j;
+  }
+  if (k !== BREAK) {
+    // OTHER or SPACE at i: a contraction, else this unit and a letter run, else (a space and) a punctuation run
+    if (i + 1 >= n) {
+      // one unit at the text's end: `[^\s\p{L}\p{N}]+` or `\s+(?!\S)`
+      scannedHash = hc;
+      return n;
+    }
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0x80) return -1;
+    const kd = ASCII_CLASS[d]!;
+    const hd = Math.imul(hc ^ d, FNV_PRIME);
+    if (c === 0x27) {
+      const l = d | 0x20; // lower case of a letter
+      if (l === 0x73 || l === 0x74 || l === 0x6d || l === 0x64) {
+        // 's 't 'm 'd
+        scannedHash = hd;
+        return i + 2;
+      }
+      if ((l === 0x72 || l === 0x76 || l === 0x6c) && i + 2 < n) {
+        // 're 've 'll
+        const e = text.charCodeAt(i + 2);
+        if ((e | 0x20) === (l === 0x6c ? 0x6c : 0x65)) {
+          scannedHash = Math.imul(hd ^ e, FNV_PRIME);
+          return i + 3;
+        }
+      }
+    }
+    if (kd === LETTER) return runEnd(text, i + 2, n, LETTER, hd);
+    if (k === OTHER || (c === 0x20 && kd === OTHER)) {
+      const j = k === OTHER ? runEnd(text, i + 1, n, OTHER, hc) : runEnd(text, i + 2, n, OTHER, hd);
+      return j < 0 || j === n ? j : runEnd(text, j, n, BREAK, scannedHash);
+    }
+  }
+  // white space from i: the run (line breaks included), then the three white-space alternatives
+  let last = -1;
+  let j = i + 1;
+  if (k === BREAK) last = i;
+  for (; j < n; j++) {
+    const u = text.charCodeAt(j);
+    if (u >= 0x80) return -1;
+    const ku = ASCII_CLASS[u];
+    if (ku === BREAK) last = j;
+    else if (ku !== SPACE) break;
+  }
+  const end = last >= 0 ? last + 1 : j === n || j === i + 1 ? j : j - 1;
+  scannedHash = fnv1a(text, i, end);
+  return end;
 }
 
 /** cl100k_base tokens of `text` (special-token strings count as plain text). */
@@ -173,16 +305,22 @@ export function countTokens(text: string): number {
   const hit = short ? memo.get(text) : undefined;
   if (hit !== undefined) return hit;
   const re = (sticky ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'uy'));
+  const len = text.length;
   let n = 0;
   let start = 0;
-  re.lastIndex = 0;
-  while (start < text.length) {
-    if (!re.test(text) || re.lastIndex <= start) {
-      n = countTokensByMatches(text);
-      break;
+  while (start < len) {
+    let end = asciiPieceEnd(text, start, len);
+    let h = scannedHash;
+    if (end < 0) {
+      re.lastIndex = start;
+      if (!re.test(text) || re.lastIndex <= start) {
+        n = countTokensByMatches(text);
+        break;
+      }
+      end = re.lastIndex;
+      h = fnv1a(text, start, end);
     }
-    const end = re.lastIndex;
-    n += pieces.count(text, start, end);
+    n += pieces.count(text, start, end, h);
     start = end;
   }
   if (short) memo.set(text, n);
