@@ -62,39 +62,68 @@ export function cl100kRanks(): ReadonlyMap<string, number> {
   return (ranks = m);
 }
 
+const NO_RANK = 0x7fffffff; // above every rank
+/** Whether each single byte is a token of cl100k (all are; read from the ranks, not assumed). */
+let byteTokens: Uint8Array | undefined;
+/** Ranks of the two-byte tokens by (first byte << 8 | second), NO_RANK for other pairs: the first lookups of a merge. */
+let pairRanks: Int32Array | undefined;
+
+/** Rank of parts i and i + 1 of `bytes` merged (parts [starts[i], starts[i + 1])), or NO_RANK. */
+function pairRank(r: ReadonlyMap<string, number>, bytes: string, starts: Int32Array, parts: number, i: number): number {
+  if (i + 1 >= parts) return NO_RANK;
+  const a = starts[i]!;
+  const b = starts[i + 2]!;
+  if (b - a === 2) return pairRanks![(bytes.charCodeAt(a) << 8) | bytes.charCodeAt(a + 1)]!;
+  return r.get(bytes.slice(a, b)) ?? NO_RANK;
+}
+
 /**
  * Tokens of one piece: js-tiktoken's bytePairMerge over the piece's UTF-8 bytes (merge the adjacent
  * pair of parts of lowest rank, the leftmost of equal ranks, until no pair is a token), counting the
- * parts it leaves. Each pair's rank is kept and only the two pairs next to a merge are looked up
- * again (as tiktoken's own Rust merge does), so a long piece costs O(n) lookups instead of O(n²):
- * the same merges in the same order.
+ * parts it leaves that are tokens. Each pair's rank is kept and only the two pairs next to a merge
+ * are looked up again (as tiktoken's own Rust merge does), so a long piece costs O(n) lookups
+ * instead of O(n²): the same merges in the same order. A merged part is a token (it was merged for
+ * its rank), so only single bytes are looked up at the end; pairs of single bytes are looked up in
+ * a table of the two-byte tokens; an ASCII piece is its own bytes.
  */
 function pieceTokens(piece: string): number {
-  const bytes = Buffer.from(piece, 'utf8').toString('latin1');
+  let ascii = true;
+  for (let i = 0; i < piece.length && ascii; i++) ascii = piece.charCodeAt(i) < 0x80;
+  const bytes = ascii ? piece : Buffer.from(piece, 'utf8').toString('latin1');
   const r = cl100kRanks();
   if (r.has(bytes)) return 1;
-  const NONE = Number.POSITIVE_INFINITY;
-  // parts as [starts[i], starts[i + 1]) byte ranges; rank[i]: rank of parts i and i + 1 merged
-  const starts: number[] = Array.from({ length: bytes.length + 1 }, (_, i) => i);
-  const pairRank = (i: number): number => (i + 2 < starts.length ? (r.get(bytes.slice(starts[i]!, starts[i + 2]!)) ?? NONE) : NONE);
-  const rank: number[] = Array.from({ length: bytes.length }, (_, i) => pairRank(i));
+  if (!pairRanks) {
+    byteTokens = new Uint8Array(256);
+    pairRanks = new Int32Array(1 << 16).fill(NO_RANK);
+    for (const [t, rank] of r) {
+      if (t.length === 1) byteTokens[t.charCodeAt(0)] = 1;
+      else if (t.length === 2) pairRanks[(t.charCodeAt(0) << 8) | t.charCodeAt(1)] = rank;
+    }
+  }
+  // parts as [starts[i], starts[i + 1]) byte ranges, i < parts; rank[i]: rank of parts i and i + 1 merged
+  let parts = bytes.length;
+  const starts = new Int32Array(parts + 1);
+  for (let i = 0; i <= parts; i++) starts[i] = i;
+  const rank = new Int32Array(parts);
+  for (let i = 0; i < parts; i++) rank[i] = pairRank(r, bytes, starts, parts, i);
   for (;;) {
     let at = -1;
-    let min = NONE;
-    for (let i = 0; i < rank.length - 1; i++) {
+    let min = NO_RANK;
+    for (let i = 0; i < parts - 1; i++) {
       if (rank[i]! < min) {
         min = rank[i]!;
         at = i;
       }
     }
     if (at < 0) break;
-    starts.splice(at + 1, 1);
-    rank.splice(at + 1, 1);
-    rank[at] = pairRank(at);
-    if (at > 0) rank[at - 1] = pairRank(at - 1);
+    starts.copyWithin(at + 1, at + 2, parts + 1);
+    rank.copyWithin(at + 1, at + 2, parts);
+    parts--;
+    rank[at] = pairRank(r, bytes, starts, parts, at);
+    if (at > 0) rank[at - 1] = pairRank(r, bytes, starts, parts, at - 1);
   }
   let n = 0;
-  for (let i = 0; i + 1 < starts.length; i++) if (r.has(bytes.slice(starts[i]!, starts[i + 1]!))) n++;
+  for (let i = 0; i < parts; i++) if (starts[i + 1]! - starts[i]! > 1 || byteTokens![bytes.charCodeAt(starts[i]!)]) n++;
   return n;
 }
 
