@@ -175,6 +175,17 @@ describe('the ASCII piece scanner', () => {
     }
   });
 
+  it('counts every text of one or two ASCII units (the pieces counted by their units) as encode does', () => {
+    const enc = cl100kEncoder();
+    for (let a = 0; a < 128; a++) {
+      expect(countTokens(String.fromCharCode(a)), `${a}`).toBe(enc.encode(String.fromCharCode(a), [], []).length);
+      for (let b = 0; b < 128; b++) {
+        const t = String.fromCharCode(a, b);
+        expect(countTokens(t), JSON.stringify(t)).toBe(enc.encode(t, [], []).length);
+      }
+    }
+  });
+
   it('counts exactly what js-tiktoken encodes, on random and Markdown texts', () => {
     const enc = cl100kEncoder();
     for (const t of texts) expect(countTokens(t), JSON.stringify(t)).toBe(enc.encode(t, [], []).length);

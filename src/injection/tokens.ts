@@ -19,7 +19,8 @@
  * the pattern made sticky (`y`) at that offset instead, which is exact because a piece depends only
  * on the text from its start on; both give the matches of the global pattern, tested at every
  * offset. No match object and no string is made per piece: a piece is looked up in the table by an
- * FNV-1a hash of its code units and compared in place. The global pattern (`encode`'s) skips
+ * FNV-1a hash of its code units and compared in place (one of one or two ASCII units first in an
+ * array indexed by those units, `tinyCounts`). The global pattern (`encode`'s) skips
  * characters no alternative matches at; cl100k's pattern matches at every position, but should a
  * sticky match ever fail before the end of the text, that text is counted the plain way
  * (`matchAll`, every piece as a string).
@@ -202,6 +203,13 @@ class PieceTable {
 
 const pieces = new PieceTable();
 
+/**
+ * Counts of the pieces of one or two ASCII units (a third of a text's pieces: white space,
+ * punctuation, short words) by their units, in front of `PieceTable`: [c] for one unit, [128 + (c0 << 7 | c1)]
+ * for two; -1 until the table has counted it.
+ */
+const tinyCounts = new Int32Array(128 + (128 << 7)).fill(-1);
+
 /** The plain count: every match of the global pattern as a string, as `encode` iterates them (exported for tests). */
 export function countTokensByMatches(text: string): number {
   split ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'gu');
@@ -339,7 +347,6 @@ export function countTokens(text: string): number {
   let start = 0;
   while (start < len) {
     let end = asciiPieceEnd(text, start, len);
-    let h = scannedHash;
     if (end < 0) {
       re.lastIndex = start;
       if (!re.test(text) || re.lastIndex <= start) {
@@ -347,9 +354,16 @@ export function countTokens(text: string): number {
         break;
       }
       end = re.lastIndex;
-      h = fnv1a(text, start, end);
+      n += pieces.count(text, start, end, fnv1a(text, start, end));
+    } else if (end - start <= 2) {
+      const c = text.charCodeAt(start);
+      const k = end - start === 1 ? c : 128 + ((c << 7) | text.charCodeAt(start + 1));
+      let t = tinyCounts[k]!;
+      if (t < 0) t = tinyCounts[k] = pieces.count(text, start, end, scannedHash);
+      n += t;
+    } else {
+      n += pieces.count(text, start, end, scannedHash);
     }
-    n += pieces.count(text, start, end, h);
     start = end;
   }
   if (short) memo.set(text, n);
