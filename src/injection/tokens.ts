@@ -205,8 +205,8 @@ const pieces = new PieceTable();
 
 /**
  * Counts of the pieces of one or two ASCII units (a third of a text's pieces: white space,
- * punctuation, short words) by their units, in front of `PieceTable`: [c] for one unit, [128 + (c0 << 7 | c1)]
- * for two; -1 until the table has counted it.
+ * punctuation, short words) by their units, in front of `PieceTable`: [c] for one unit,
+ * [128 + (c0 << 7 | c1)] for two; -1 until the table has counted it.
  */
 const tinyCounts = new Int32Array(128 + (128 << 7)).fill(-1);
 
