@@ -11,12 +11,19 @@
  * `encode(text, [], []).length` (tested), without running the quadratic merge of every word of a
  * 100 MB corpus again.
  *
- * The pieces are found with the pattern made sticky (`y`): each `test` matches at the end of the
- * previous piece and moves `lastIndex` to the end of this one, so no match object and no string is
- * made per piece; a piece is looked up in the table by a hash of its code units and compared in
- * place. The global pattern (`encode`'s) skips characters no alternative matches at; cl100k's
- * pattern matches at every position, but should a sticky match ever fail before the end of the
- * text, that text is counted the plain way (`matchAll`, every piece as a string).
+ * The pieces are found by a scanner over the text's UTF-16 code units (`asciiPieceEnd`), which
+ * takes the pattern's alternatives in order with their greedy and backtracking outcomes, for a piece
+ * whose decision looks only at ASCII units (< 0x80: letters a-z A-Z, digits 0-9, white space
+ * space \t \n \v \f \r, anything else neither); it hashes the piece as it goes. Where the decision
+ * would look at any other unit (in a run, the unit ending one, a lookahead), the piece is matched by
+ * the pattern made sticky (`y`) at that offset instead, which is exact because a piece depends only
+ * on the text from its start on; both give the matches of the global pattern, tested at every
+ * offset. No match object and no string is made per piece: a piece is looked up in the table by an
+ * FNV-1a hash of its code units and compared in place (one of one or two ASCII units first in an
+ * array indexed by those units, `tinyCounts`). The global pattern (`encode`'s) skips
+ * characters no alternative matches at; cl100k's pattern matches at every position, but should a
+ * sticky match ever fail before the end of the text, that text is counted the plain way
+ * (`matchAll`, every piece as a string).
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
@@ -56,40 +63,79 @@ export function cl100kRanks(): ReadonlyMap<string, number> {
   return (ranks = m);
 }
 
+const NO_RANK = 0x7fffffff; // above every rank
+/** Whether each single byte is a token of cl100k (all are; read from the ranks, not assumed). */
+let byteTokens: Uint8Array | undefined;
+/** Ranks of the two-byte tokens by (first byte << 8 | second), NO_RANK for other pairs: the first lookups of a merge. */
+let pairRanks: Int32Array | undefined;
+
+/** Rank of parts i and i + 1 of `bytes` merged (parts [starts[i], starts[i + 1])), or NO_RANK. */
+function pairRank(r: ReadonlyMap<string, number>, bytes: string, starts: Int32Array, parts: number, i: number): number {
+  if (i + 1 >= parts) return NO_RANK;
+  const a = starts[i]!;
+  const b = starts[i + 2]!;
+  if (b - a === 2) return pairRanks![(bytes.charCodeAt(a) << 8) | bytes.charCodeAt(a + 1)]!;
+  return r.get(bytes.slice(a, b)) ?? NO_RANK;
+}
+
 /**
  * Tokens of one piece: js-tiktoken's bytePairMerge over the piece's UTF-8 bytes (merge the adjacent
  * pair of parts of lowest rank, the leftmost of equal ranks, until no pair is a token), counting the
- * parts it leaves. Each pair's rank is kept and only the two pairs next to a merge are looked up
- * again (as tiktoken's own Rust merge does), so a long piece costs O(n) lookups instead of O(n²):
- * the same merges in the same order.
+ * parts it leaves that are tokens. Each pair's rank is kept and only the two pairs next to a merge
+ * are looked up again (as tiktoken's own Rust merge does), so a long piece costs O(n) lookups
+ * instead of O(n²): the same merges in the same order. A merged part is a token (it was merged for
+ * its rank), so only single bytes are looked up at the end; pairs of single bytes are looked up in
+ * a table of the two-byte tokens; an ASCII piece is its own bytes.
  */
 function pieceTokens(piece: string): number {
-  const bytes = Buffer.from(piece, 'utf8').toString('latin1');
+  let ascii = true;
+  for (let i = 0; i < piece.length && ascii; i++) ascii = piece.charCodeAt(i) < 0x80;
+  const bytes = ascii ? piece : Buffer.from(piece, 'utf8').toString('latin1');
   const r = cl100kRanks();
   if (r.has(bytes)) return 1;
-  const NONE = Number.POSITIVE_INFINITY;
-  // parts as [starts[i], starts[i + 1]) byte ranges; rank[i]: rank of parts i and i + 1 merged
-  const starts: number[] = Array.from({ length: bytes.length + 1 }, (_, i) => i);
-  const pairRank = (i: number): number => (i + 2 < starts.length ? (r.get(bytes.slice(starts[i]!, starts[i + 2]!)) ?? NONE) : NONE);
-  const rank: number[] = Array.from({ length: bytes.length }, (_, i) => pairRank(i));
+  if (!pairRanks) {
+    byteTokens = new Uint8Array(256);
+    pairRanks = new Int32Array(1 << 16).fill(NO_RANK);
+    for (const [t, rank] of r) {
+      if (t.length === 1) byteTokens[t.charCodeAt(0)] = 1;
+      else if (t.length === 2) pairRanks[(t.charCodeAt(0) << 8) | t.charCodeAt(1)] = rank;
+    }
+  }
+  // parts as [starts[i], starts[i + 1]) byte ranges, i < parts; rank[i]: rank of parts i and i + 1 merged
+  let parts = bytes.length;
+  const starts = new Int32Array(parts + 1);
+  for (let i = 0; i <= parts; i++) starts[i] = i;
+  const rank = new Int32Array(parts);
+  for (let i = 0; i < parts; i++) rank[i] = pairRank(r, bytes, starts, parts, i);
   for (;;) {
     let at = -1;
-    let min = NONE;
-    for (let i = 0; i < rank.length - 1; i++) {
+    let min = NO_RANK;
+    for (let i = 0; i < parts - 1; i++) {
       if (rank[i]! < min) {
         min = rank[i]!;
         at = i;
       }
     }
     if (at < 0) break;
-    starts.splice(at + 1, 1);
-    rank.splice(at + 1, 1);
-    rank[at] = pairRank(at);
-    if (at > 0) rank[at - 1] = pairRank(at - 1);
+    starts.copyWithin(at + 1, at + 2, parts + 1);
+    rank.copyWithin(at + 1, at + 2, parts);
+    parts--;
+    rank[at] = pairRank(r, bytes, starts, parts, at);
+    if (at > 0) rank[at - 1] = pairRank(r, bytes, starts, parts, at - 1);
   }
   let n = 0;
-  for (let i = 0; i + 1 < starts.length; i++) if (r.has(bytes.slice(starts[i]!, starts[i + 1]!))) n++;
+  for (let i = 0; i < parts; i++) if (starts[i + 1]! - starts[i]! > 1 || byteTokens![bytes.charCodeAt(starts[i]!)]) n++;
   return n;
+}
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a (32 bits) of the UTF-16 code units text[start, end): PieceTable's key (exported for tests). */
+export function fnv1a(text: string, start: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h;
 }
 
 /**
@@ -104,10 +150,8 @@ class PieceTable {
   private poolUsed = 0;
   private size = 0;
 
-  /** Tokens of text[start, end) (counted and added when new). */
-  count(text: string, start: number, end: number): number {
-    let h = 0x811c9dc5 | 0;
-    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  /** Tokens of text[start, end), whose `fnv1a` hash is `h` (counted and added when new). */
+  count(text: string, start: number, end: number, h: number): number {
     const len = end - start;
     const slots = this.slots;
     const pool = this.pool;
@@ -159,12 +203,137 @@ class PieceTable {
 
 const pieces = new PieceTable();
 
+/**
+ * Counts of the pieces of one or two ASCII units (a third of a text's pieces: white space,
+ * punctuation, short words) by their units, in front of `PieceTable`: [c] for one unit,
+ * [128 + (c0 << 7 | c1)] for two; -1 until the table has counted it.
+ */
+const tinyCounts = new Int32Array(128 + (128 << 7)).fill(-1);
+
 /** The plain count: every match of the global pattern as a string, as `encode` iterates them (exported for tests). */
 export function countTokensByMatches(text: string): number {
   split ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'gu');
   let n = 0;
-  for (const m of text.matchAll(split)) n += pieces.count(m[0], 0, m[0].length);
+  for (const m of text.matchAll(split)) n += pieces.count(m[0], 0, m[0].length, fnv1a(m[0], 0, m[0].length));
   return n;
+}
+
+/** Classes of the ASCII code units for the scanner (`asciiPieceEnd`); a unit ≥ 0x80 has none. */
+const LETTER = 1; // a-z A-Z (\p{L})
+const DIGIT = 2; // 0-9 (\p{N})
+const SPACE = 3; // \s other than a line break: space, \t, \v, \f
+const BREAK = 4; // \r \n
+const OTHER = 5; // everything else, control characters included: [^\s\p{L}\p{N}]
+const ASCII_CLASS = (() => {
+  const c = new Uint8Array(128).fill(OTHER);
+  for (let u = 0x41; u <= 0x5a; u++) c[u] = c[u + 0x20] = LETTER;
+  for (let u = 0x30; u <= 0x39; u++) c[u] = DIGIT;
+  for (const u of [0x20, 0x09, 0x0b, 0x0c]) c[u] = SPACE;
+  c[0x0a] = c[0x0d] = BREAK;
+  return c;
+})();
+
+/** `fnv1a` of the piece the last `asciiPieceEnd` found (set when it returns an end, not -1). */
+let scannedHash = 0;
+
+/** The hash `asciiPieceEnd` left (for tests). */
+export function lastScannedHash(): number {
+  return scannedHash;
+}
+
+/**
+ * End of the run of ASCII units of class `k` from `j`, hashing them on from `h` into `scannedHash`;
+ * -1 when a unit ≥ 0x80 is met (it may or may not belong to the run).
+ */
+function runEnd(text: string, j: number, n: number, k: number, h: number): number {
+  for (; j < n; j++) {
+    const u = text.charCodeAt(j);
+    if (u >= 0x80) return -1;
+    if (ASCII_CLASS[u] !== k) break;
+    h = Math.imul(h ^ u, FNV_PRIME);
+  }
+  scannedHash = h;
+  return j;
+}
+
+/**
+ * End of the piece of cl100k's split pattern that starts at `i` (< `n`, the text's length), found
+ * from the ASCII code units themselves (its `fnv1a` hash left in `scannedHash`), or -1 when
+ * deciding it would look at a unit ≥ 0x80 (in the run it extends, the unit that ends a run, a
+ * lookahead): the caller then asks the sticky pattern. The alternatives in the pattern's order,
+ * each with its greedy and backtracking outcome: `'s|'t|'re|'ve|'m|'ll|'d` (either case, whatever
+ * follows); `[^\r\n\p{L}\p{N}]?\p{L}+` (one unit that is no letter, digit or line break, then a
+ * letter run; or a letter run); `\p{N}{1,3}`; ` ?[^\s\p{L}\p{N}]+[\r\n]*`; and for a run of white
+ * space, `\s*[\r\n]+` (up to just after its last line break), `\s+(?!\S)` (all of it at the
+ * text's end, else all but its last unit) and `\s+` (a single white-space unit before a non-space).
+ * Exported for tests.
+ */
+export function asciiPieceEnd(text: string, i: number, n: number): number {
+  const c = text.charCodeAt(i);
+  if (c >= 0x80) return -1;
+  const k = ASCII_CLASS[c]!;
+  const hc = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
+  if (k === LETTER) return runEnd(text, i + 1, n, LETTER, hc);
+  if (k === DIGIT) {
+    const lim = i + 3 < n ? i + 3 : n;
+    let h = hc;
+    let j = i + 1;
+    for (; j < lim; j++) {
+      const u = text.charCodeAt(j);
+      if (u >= 0x80) return -1;
+      if (ASCII_CLASS[u] !== DIGIT) break;
+      h = Math.imul(h ^ u, FNV_PRIME);
+    }
+    scannedHash = h;
+    return j;
+  }
+  if (k !== BREAK) {
+    // OTHER or SPACE at i: a contraction, else this unit and a letter run, else (a space and) a punctuation run
+    if (i + 1 >= n) {
+      // one unit at the text's end: `[^\s\p{L}\p{N}]+` or `\s+(?!\S)`
+      scannedHash = hc;
+      return n;
+    }
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0x80) return -1;
+    const kd = ASCII_CLASS[d]!;
+    const hd = Math.imul(hc ^ d, FNV_PRIME);
+    if (c === 0x27) {
+      const l = d | 0x20; // lower case of a letter
+      if (l === 0x73 || l === 0x74 || l === 0x6d || l === 0x64) {
+        // 's 't 'm 'd
+        scannedHash = hd;
+        return i + 2;
+      }
+      if ((l === 0x72 || l === 0x76 || l === 0x6c) && i + 2 < n) {
+        // 're 've 'll
+        const e = text.charCodeAt(i + 2);
+        if ((e | 0x20) === (l === 0x6c ? 0x6c : 0x65)) {
+          scannedHash = Math.imul(hd ^ e, FNV_PRIME);
+          return i + 3;
+        }
+      }
+    }
+    if (kd === LETTER) return runEnd(text, i + 2, n, LETTER, hd);
+    if (k === OTHER || (c === 0x20 && kd === OTHER)) {
+      const j = k === OTHER ? runEnd(text, i + 1, n, OTHER, hc) : runEnd(text, i + 2, n, OTHER, hd);
+      return j < 0 || j === n ? j : runEnd(text, j, n, BREAK, scannedHash);
+    }
+  }
+  // white space from i: the run (line breaks included), then the three white-space alternatives
+  let last = -1;
+  let j = i + 1;
+  if (k === BREAK) last = i;
+  for (; j < n; j++) {
+    const u = text.charCodeAt(j);
+    if (u >= 0x80) return -1;
+    const ku = ASCII_CLASS[u];
+    if (ku === BREAK) last = j;
+    else if (ku !== SPACE) break;
+  }
+  const end = last >= 0 ? last + 1 : j === n || j === i + 1 ? j : j - 1;
+  scannedHash = fnv1a(text, i, end);
+  return end;
 }
 
 /** cl100k_base tokens of `text` (special-token strings count as plain text). */
@@ -173,16 +342,28 @@ export function countTokens(text: string): number {
   const hit = short ? memo.get(text) : undefined;
   if (hit !== undefined) return hit;
   const re = (sticky ??= new RegExp((cl100k as { pat_str: string }).pat_str, 'uy'));
+  const len = text.length;
   let n = 0;
   let start = 0;
-  re.lastIndex = 0;
-  while (start < text.length) {
-    if (!re.test(text) || re.lastIndex <= start) {
-      n = countTokensByMatches(text);
-      break;
+  while (start < len) {
+    let end = asciiPieceEnd(text, start, len);
+    if (end < 0) {
+      re.lastIndex = start;
+      if (!re.test(text) || re.lastIndex <= start) {
+        n = countTokensByMatches(text);
+        break;
+      }
+      end = re.lastIndex;
+      n += pieces.count(text, start, end, fnv1a(text, start, end));
+    } else if (end - start <= 2) {
+      const c = text.charCodeAt(start);
+      const k = end - start === 1 ? c : 128 + ((c << 7) | text.charCodeAt(start + 1));
+      let t = tinyCounts[k]!;
+      if (t < 0) t = tinyCounts[k] = pieces.count(text, start, end, scannedHash);
+      n += t;
+    } else {
+      n += pieces.count(text, start, end, scannedHash);
     }
-    const end = re.lastIndex;
-    n += pieces.count(text, start, end);
     start = end;
   }
   if (short) memo.set(text, n);
