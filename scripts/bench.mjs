@@ -206,7 +206,14 @@ function benchStats() {
       `| of which the randomization pass (wall, per metric) | ${fmt(summary(res.map((r) => r.randomization)), 's', 3)} |\n| of which the bootstrap pass (wall, per metric) | ${fmt(summary(res.map((r) => r.bootstrap)), 's', 3)} |\n\n` +
       `All metrics share one seeded stream per comparison: the sign words (⌈4,392 / 32⌉ per iteration) and the bootstrap indices (4,392 per iteration, two per generator output) ` +
       `are drawn once per iteration for every metric. Per metric, the randomization test adds one table lookup per 4 queries (a nibble of the sign word picks the group's flipped sum), ` +
-      `the bootstrap one multiply-add per non-zero difference (the resample counts times the values).\n`,
+      `the bootstrap one multiply-add per non-zero difference (the resample counts times the values).\n` +
+      whyMissed(
+        per.median <= 0.1 ? 'yes' : 'no',
+        [join(root, 'scripts', 'bench-stats.mjs'), '--metrics', '9'],
+        `Per metric ${per.median.toFixed(3)} s wall; the bootstrap pass alone ${summary(res.map((r) => r.bootstrap)).median.toFixed(3)} s, the randomization pass alone ${summary(res.map((r) => r.randomization)).median.toFixed(3)} s: ` +
+          `the work per iteration is already one pass over the queries shared by every metric, so what is left is the bootstrap's 4,392 resample draws and multiply-adds per iteration and metric, ` +
+          `whose time follows the machine's speed (compare \`node -e 0\` in the score section with other machines).`,
+      ),
   );
   json.stats = res;
 }
