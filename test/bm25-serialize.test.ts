@@ -8,22 +8,10 @@ import { buildBm25IndexFromTexts } from '../src/retrieval/bm25/corpus.js';
 import { bm25CacheKey, bm25Stage, runBm25Stage } from '../src/retrieval/bm25/stage.js';
 import { Bm25IndexFormatError, deserializeBm25Index, readBm25IndexFile, serializeBm25Index, writeBm25IndexFile } from '../src/retrieval/bm25/serialize.js';
 import { searchBm25 } from '../src/retrieval/bm25/search.js';
-import type { Bm25Index } from '../src/retrieval/bm25/types.js';
+import { expectSameIndex } from './helpers/bm25-index.js';
 
 const TEXTS = ['cat cat dog', 'dog bird', 'the fish', '', 'ΟΔΟΣ café 数据库 𝐀𝐁 snake_case', 'dog dog dog bird cat'];
 const built = () => buildBm25IndexFromTexts(TEXTS, { k1: 1.2, b: 0.7 }).index;
-
-function expectSameIndex(a: Bm25Index, b: Bm25Index): void {
-  expect(a.params).toEqual(b.params);
-  expect(a.numDocs).toBe(b.numDocs);
-  expect(a.avgdl).toBe(b.avgdl);
-  expect([...a.vocab]).toEqual([...b.vocab]);
-  expect([...a.idf]).toEqual([...b.idf]);
-  expect([...a.docLen]).toEqual([...b.docLen]);
-  expect([...a.postingStart]).toEqual([...b.postingStart]);
-  expect([...a.postingDoc]).toEqual([...b.postingDoc]);
-  expect([...a.postingScore]).toEqual([...b.postingScore]);
-}
 
 describe('BM25 index serialization', () => {
   it('round-trips every field and gives identical search results', () => {

@@ -274,19 +274,8 @@ export function asciiPieceEnd(text: string, i: number, n: number): number {
   const k = ASCII_CLASS[c]!;
   const hc = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
   if (k === LETTER) return runEnd(text, i + 1, n, LETTER, hc);
-  if (k === DIGIT) {
-    const lim = i + 3 < n ? i + 3 : n;
-    let h = hc;
-    let j = i + 1;
-    for (; j < lim; j++) {
-      const u = text.charCodeAt(j);
-      if (u >= 0x80) return -1;
-      if (ASCII_CLASS[u] !== DIGIT) break;
-      h = Math.imul(h ^ u, FNV_PRIME);
-    }
-    scannedHash = h;
-    return j;
-  }
+  // at most three digits: the run ends at i + 3 whatever follows
+  if (k === DIGIT) return runEnd(text, i + 1, i + 3 < n ? i + 3 : n, DIGIT, hc);
   if (k !== BREAK) {
     // OTHER or SPACE at i: a contraction, else this unit and a letter run, else (a space and) a punctuation run
     if (i + 1 >= n) {
