@@ -76,14 +76,14 @@ describe('checks', () => {
 });
 
 describe('every error names its file', () => {
-  it('a model folder with a broken config.json', async () => {
-    const model = join(root, 'broken-model');
+  it.each(['config.json', 'tokenizer.json'])('a model folder with a broken %s', async (broken) => {
+    const model = join(root, `broken-model-${broken}`);
     const src = realpathSync(resolve(__dirname, '..', 'models', 'glove-6b-100d-static'));
     mkdirSync(model);
     for (const f of readdirSync(src).filter((x) => x !== 'onnx')) cpSync(join(src, f), join(model, f), { recursive: true });
     symlinkSync(join(src, 'onnx'), join(model, 'onnx'));
-    writeFileSync(join(model, 'config.json'), '{"model_type": "bert",');
-    const f = config('broken', [`retrievers: [{ id: d, type: dense, model: ${JSON.stringify(model)}, pooling: mean }]`, 'rerankers: [{ id: none }]']);
-    expect(await oneLine(['run', f, '-q', '--no-cache'])).toMatch(new RegExp(`^skillret-eval: ${join(model, 'config.json')}: malformed JSON: `));
+    writeFileSync(join(model, broken), broken === 'config.json' ? '{"model_type": "bert",' : '{"version": "1.0", "model": {');
+    const f = config(`broken-${broken}`, [`retrievers: [{ id: d, type: dense, model: ${JSON.stringify(model)}, pooling: mean }]`, 'rerankers: [{ id: none }]']);
+    expect(await oneLine(['run', f, '-q', '--no-cache'])).toMatch(new RegExp(`^skillret-eval: ${join(model, broken)}: malformed JSON: `));
   });
 });

@@ -28,6 +28,7 @@ import { assertHubFilesPresent, configureTransformersEnv, describeModel, type Mo
 import { poolBatch } from './pooling.js';
 import { frameAndTruncate, frameHead, learnFrame, roomFor, type Frame } from './token-frame.js';
 import { installFastUnigram, type ContentEncoder } from './unigram-fast.js';
+import { installFastWordPiece } from './wordpiece-fast.js';
 import { textSource, type TextSource } from './text-source.js';
 import { TokenizedTexts, type TokenizedRow } from './tokenized-texts.js';
 
@@ -128,7 +129,7 @@ export class Embedder {
   readonly frame: Frame;
   /** Whether the tokenizer's Unigram lattice runs on unigram-fast.ts. */
   readonly fastTokenizer: boolean;
-  /** unigram-fast.ts's encoder of a text's ids (the tokenizer's own ids), when it applies. */
+  /** A direct encoder of a text's ids (the tokenizer's own ids): unigram-fast.ts's or wordpiece-fast.ts's, when one applies. */
   private readonly encodeContent: ContentEncoder | null;
 
   private constructor(
@@ -148,9 +149,11 @@ export class Embedder {
     this.dim = positiveOrNull(cfg['hidden_size']);
     // A Unigram tokenizer's lattice search, replaced by a typed-array version that gives the same
     // pieces (unigram-fast.ts; it checks itself against the original first).
-    const fast = installFastUnigram((tokenizer as unknown as { _tokenizer?: unknown })._tokenizer);
+    // A WordPiece tokenizer's words, encoded once each (wordpiece-fast.ts; it checks itself too).
+    const inner = (tokenizer as unknown as { _tokenizer?: unknown })._tokenizer;
+    const fast = installFastUnigram(inner);
     this.fastTokenizer = fast.lattice;
-    this.encodeContent = fast.encode;
+    this.encodeContent = fast.encode ?? (fast.lattice ? null : installFastWordPiece(inner).encode);
     this.frame = learnFrame((t, s) => tokenizer.encode(t, { add_special_tokens: s }));
   }
 
@@ -158,7 +161,6 @@ export class Embedder {
   static async load(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions): Promise<Embedder> {
     checkEmbedderInputs(model, options, loc);
     configureTransformersEnv(loc);
-    if (existsSync(model.folder)) assertJsonFilesParse(model.folder);
     const common = model.revision !== undefined ? { revision: model.revision } : {};
     const sessionOptions: Record<string, unknown> = { interOpNumThreads: 1 };
     if (options.threads !== undefined) sessionOptions['intraOpNumThreads'] = options.threads;
@@ -173,6 +175,8 @@ export class Embedder {
       return new Embedder(model, options, tokenizer, net);
     } catch (e) {
       if (e instanceof UserError) throw e;
+      // A broken JSON file of the folder, named (checked only now: tokenizer.json can be megabytes).
+      if (existsSync(model.folder)) assertJsonFilesParse(model.folder);
       const where = model.source === 'hub' ? ` (from ${loc.endpoint ?? 'the hub'}; files go to ${model.folder})` : '';
       throw new UserError(`model "${describeModel(model)}": cannot load: ${oneLine(e)}${where}`);
     }
