@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AutoTokenizer, env } from '@huggingface/transformers';
 import type { PreTrainedTokenizer } from '@huggingface/transformers';
-import { installFastWordPiece, splitterWords } from '../src/retrieval/dense/wordpiece-fast.js';
+import { classRunMembership, installFastWordPiece, splitterWords, WordTable } from '../src/retrieval/dense/wordpiece-fast.js';
 import type { ContentEncoder } from '../src/retrieval/dense/unigram-fast.js';
 import { bertTemplate, writeTokenizerFiles, type AddedToken } from '../src/models/onnx/tokenizer-json.js';
 import { gloveEmbedderDir, GLOVE_EMBEDDER_NAME } from '../src/models/glove/convert.js';
@@ -83,7 +83,8 @@ function writeBert(): string {
 function randomTexts(seed: number, count: number, extraWords: readonly string[] = []): string[] {
   const r = rng(seed);
   const pick = <T>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
-  const nonAscii = ['é', 'É', 'ß', 'İ', 'ﬁ', '①', 'ｆ', '😀', '漢', 'ä', 'ñ', '\u0301', '\u00a0', '\u2003', '\u0000', '\t', '\n', '\ud800'];
+  // letters, marks and digits in and out of \w (also astral: 𝒜 and 𐐷 are letters, 😀 is not), spaces, controls, lone surrogates
+  const nonAscii = ['é', 'É', 'ß', 'İ', 'ﬁ', '①', '²', '½', 'ｆ', '😀', '𝒜', '𐐷', '漢', 'ä', 'ñ', '\u0301', '\u00a0', '\u2003', '\u0000', '\t', '\n', '\ud800', '\udc00', '_'];
   const texts: string[] = [];
   for (let t = 0; t < count; t++) {
     const parts: string[] = [];
@@ -192,5 +193,54 @@ describe('installFastWordPiece on the bundled GloVe tokenizer', () => {
     expect(ids).toContain(1); // unknown words
     expect(new Set(ids).size).toBeGreaterThan(500);
     expect(expectSameIds(ref, encode!, texts)).toBe(texts.length);
+  });
+});
+
+describe('classRunMembership', () => {
+  it("answers as GloVe's compiled \\w class does for every code point, and applies to nothing else", async () => {
+    const glove = await AutoTokenizer.from_pretrained(gloveEmbedderDir(modelsDir()), { local_files_only: true });
+    const pre = (inner(glove) as unknown as { pre_tokenizer: { pattern: RegExp } }).pre_tokenizer;
+    const member = classRunMembership(pre);
+    expect(member).not.toBeNull();
+    const one = new RegExp(`^${pre.pattern.source.slice(0, -1)}$`, 'u');
+    let inClass = 0;
+    for (let cp = 0; cp <= 0x10ffff; cp += cp < 0x30000 ? 1 : 97) {
+      const want = one.test(String.fromCodePoint(cp));
+      if (member!(cp) !== want) expect([cp, member!(cp)]).toEqual([cp, want]);
+      if (want) inClass++;
+    }
+    expect(inClass).toBeGreaterThan(100_000); // letters, marks, digits of every script
+    const bert = await AutoTokenizer.from_pretrained(writeBert(), { local_files_only: true });
+    expect(classRunMembership((inner(bert) as unknown as { pre_tokenizer: unknown }).pre_tokenizer)).toBeNull();
+    expect(classRunMembership({ config: { type: 'Split', invert: true }, pattern: /[a-z]+|[0-9]/gu })).toBeNull();
+    expect(classRunMembership({ config: { type: 'Split', invert: false }, pattern: /[a-z]+/gu })).toBeNull();
+    expect(classRunMembership({ config: { type: 'Split', invert: true }, pattern: /[a-z]+/gi })).toBeNull();
+    expect(classRunMembership({ config: { type: 'Split', invert: true }, pattern: /[a-z]+/gu })!(0x61)).toBe(true);
+    expect(classRunMembership(null)).toBeNull();
+  });
+});
+
+describe('WordTable', () => {
+  it('tells words apart by their units, whatever their hash, and keeps every word and its ids as it grows', () => {
+    const t = new WordTable();
+    const text = 'ab abc a ba';
+    // one hash for all: only the units decide
+    const ab = t.add(text, 0, 2, 7, [10, 11]);
+    expect(t.find(text, 3, 6, 7)).toBe(-1); // "abc": longer
+    expect(t.find(text, 7, 8, 7)).toBe(-1); // "a": a prefix
+    expect(t.find(text, 9, 11, 7)).toBe(-1); // "ba": same length
+    const abc = t.add(text, 3, 6, 7, [12]);
+    expect(t.find(text, 0, 2, 7)).toBe(ab);
+    expect(t.find(text, 3, 6, 7)).toBe(abc);
+    const ids = (e: number) => Array.from(t.ids.subarray(t.idStart(e), t.idEnd(e)));
+    expect(ids(ab)).toEqual([10, 11]);
+    expect(ids(abc)).toEqual([12]);
+    const words = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}é`);
+    const entries = words.map((w, i) => t.add(w, 0, w.length, (i * 2654435761) | 0, [i, i + 1, i + 2].slice(0, 1 + (i % 3))));
+    words.forEach((w, i) => {
+      expect(t.find(w, 0, w.length, (i * 2654435761) | 0)).toBe(entries[i]);
+      expect(ids(entries[i]!)).toEqual([i, i + 1, i + 2].slice(0, 1 + (i % 3)));
+    });
+    expect(t.size).toBe(20_002);
   });
 });
