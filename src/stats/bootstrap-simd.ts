@@ -26,225 +26,161 @@
  * then the means of a run of iterations (column-major).
  *
  * The module is assembled here byte by byte (no toolchain), as src/retrieval/bm25/simd.ts is:
- *   drawSmall(counts, n, reject), drawLarge(counts, n, maxAllowed − 1): one iteration's draws;
+ *   drawSmall(n, reject), drawLarge(n, maxAllowed − 1): one iteration's draws into the counts;
  *   zero(counts, bytes); sums1 … sums4(counts, bytes, chunk, out, stride, n as f64): the means of
  *   a chunk of 1 … 4 columns, column j's to out + j·stride.
  */
 
-const I32 = 0x7f;
-const I64 = 0x7e;
-const F64 = 0x7c;
-const V128 = 0x7b;
+import {
+  ADD, AND, BLOCK, br, brIf, compileOrNull, END, EQ, F64, F64ADD, F64DIV, f64lane, f64store, F64X2_ADD, F64X2_FROM_I32X4_LOW,
+  F64X2_MUL, get, I32, i32c, i32load, i32store, I64, I64AND, i64c, i64load, I64ROTL, I64SHR_U, i64store, I64XOR, IF, LE_U, LOOP,
+  LT_S, LT_U, MEMORY_FILL, moduleBytes, MUL, REM_U, set, SHL, SHR_U, SUB, tee, V128, vload, vload64zero, type WasmFunction, WRAP, XOR,
+} from './wasm.js';
 
-/** Unsigned LEB128. */
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
+/** Where the counts start in the module's memory (an immediate offset of the draw functions). */
+const COUNTS_AT = 64;
 
-/** Signed LEB128 (i32.const and small i64.const immediates). */
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
+// The draw functions: params n, limit; then locals.
+const [N, LIMIT, I, OUT, M, A, ACC, S0, S1, X, MASK] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const DRAW_LOCALS = [I32, I32, I32, I32, I32, I64, I64, I64, I64];
 
-function section(id: number, body: number[]): number[] {
-  return [id, ...uleb(body.length), ...body];
-}
-
-function name(s: string): number[] {
-  return [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
-}
-
-/** A function body: local declarations (one entry per local, grouped here) and code. */
-function body(locals: number[], code: number[]): number[] {
-  const groups: number[][] = [];
-  for (const t of locals) {
-    const last = groups[groups.length - 1];
-    if (last && last[1] === t) last[0] = last[0]! + 1;
-    else groups.push([1, t]);
-  }
-  const b = [...uleb(groups.length), ...groups.flatMap(([count, t]) => [...uleb(count!), t!]), ...code, 0x0b];
-  return [...uleb(b.length), ...b];
-}
-
-// Instructions.
-const get = (l: number) => [0x20, ...uleb(l)];
-const set = (l: number) => [0x21, ...uleb(l)];
-const tee = (l: number) => [0x22, ...uleb(l)];
-const i32c = (n: number) => [0x41, ...sleb(n)];
-const i64c = (n: number) => [0x42, ...sleb(n)];
-const BLOCK = [0x02, 0x40];
-const LOOP = [0x03, 0x40];
-const IF = [0x04, 0x40];
-const END = [0x0b];
-const br = (depth: number) => [0x0c, depth];
-const brIf = (depth: number) => [0x0d, depth];
-const i32load = (offset: number) => [0x28, 0x02, ...uleb(offset)];
-const i64load = (offset: number) => [0x29, 0x03, ...uleb(offset)];
-const i32store = (offset: number) => [0x36, 0x02, ...uleb(offset)];
-const i64store = (offset: number) => [0x37, 0x03, ...uleb(offset)];
-const f64store = (offset: number) => [0x39, 0x03, ...uleb(offset)];
-const [EQ, LT_S, LT_U, LE_U, GE_U] = [[0x46], [0x48], [0x49], [0x4d], [0x4f]];
-const [ADD, SUB, MUL, REM_U, AND, XOR, SHL, SHR_U] = [[0x6a], [0x6b], [0x6c], [0x70], [0x71], [0x73], [0x74], [0x76]];
-const [I64XOR, I64SHL, I64SHR_U, I64ROTL] = [[0x85], [0x86], [0x88], [0x89]];
-const WRAP = [0xa7];
-const [F64ADD, F64DIV] = [[0xa0], [0xa3]];
-const MEMORY_FILL = [0xfc, 0x0b, 0x00];
-const vload = (offset: number) => [0xfd, 0x00, 0x04, ...uleb(offset)];
-const vload64zero = (offset: number) => [0xfd, 0x5d, 0x03, ...uleb(offset)];
-const F64X2_FROM_I32X4_LOW = [0xfd, 0xfe, 0x01];
-const F64X2_ADD = [0xfd, 0xf0, 0x01];
-const F64X2_MUL = [0xfd, 0xf2, 0x01];
-const lane = (k: number) => [0xfd, 0x21, k];
-
-// The draw functions: params counts, n, limit; then locals.
-const [COUNTS, N, LIMIT, I, OUT, M, A, ACC, S0, S1, X] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-const DRAW_LOCALS = [I32, I32, I32, I32, I32, I64, I64, I64];
-
-/** OUT = the next output; advances S0, S1 (see the module comment). */
+/**
+ * OUT = the next output; advances S0, S1 (see the module comment; rotl(rotl(x, 32) << 16, 32) is
+ * rotl(x, 16) with bits 32 … 47 cleared, MASK = 0xffff0000ffffffff).
+ */
 const next = [
-  ...get(S0), ...i64c(32), ...I64SHR_U, ...WRAP, ...get(S1), ...i64c(32), ...I64SHR_U, ...WRAP, ...ADD, ...set(OUT),
+  ...get(S0), ...i64c(32n), ...I64SHR_U, ...WRAP, ...get(S1), ...i64c(32n), ...I64SHR_U, ...WRAP, ...ADD, ...set(OUT),
   ...get(S1), ...get(S0), ...I64XOR, ...set(X),
-  ...get(S0), ...i64c(24), ...I64ROTL, ...get(X), ...I64XOR,
-  ...get(X), ...i64c(32), ...I64ROTL, ...i64c(16), ...I64SHL, ...i64c(32), ...I64ROTL, ...I64XOR, ...set(S0),
-  ...get(X), ...i64c(37), ...I64ROTL, ...set(S1),
+  ...get(S0), ...i64c(24n), ...I64ROTL, ...get(X), ...I64XOR,
+  ...get(X), ...i64c(16n), ...I64ROTL, ...get(MASK), ...I64AND, ...I64XOR, ...set(S0),
+  ...get(X), ...i64c(37n), ...I64ROTL, ...set(S1),
 ];
 
-/** counts[index] += ACC, I += ACC, with `index` (the code that pushes it) and ACC (0 or 1) set. */
-const count = (index: number[]) => [
-  ...get(COUNTS), ...index, ...i32c(2), ...SHL, ...ADD, ...tee(A),
-  ...get(A), ...i32load(0), ...get(ACC), ...ADD, ...i32store(0),
+/** counts[index] += ACC, I += ACC, with `offset` (the code that pushes 4·index) and ACC (0 or 1) set. */
+const count = (offset: number[]) => [
+  ...offset, ...tee(A),
+  ...get(A), ...i32load(COUNTS_AT), ...get(ACC), ...ADD, ...i32store(COUNTS_AT),
   ...get(I), ...get(ACC), ...ADD, ...set(I),
 ];
 
-/** One 16-bit number u (the code that pushes it), Lemire's rule with LIMIT = 2^16 mod n. */
+/**
+ * One 16-bit number u (the code that pushes it), Lemire's rule with LIMIT = 2^16 − (2^16 mod n):
+ * with m = u·n, accepted iff (m mod 2^16) + LIMIT ≥ 2^16, the index ⌊m / 2^16⌋.
+ */
 const half = (u: number[]) => [
-  ...u, ...get(N), ...MUL, ...tee(M), ...i32c(0xffff), ...AND, ...get(LIMIT), ...GE_U, ...set(ACC),
-  ...count([...get(M), ...i32c(16), ...SHR_U]),
+  ...u, ...get(N), ...MUL, ...tee(M), ...i32c(0xffff), ...AND, ...get(LIMIT), ...ADD, ...i32c(16), ...SHR_U, ...set(ACC),
+  ...count([...get(M), ...i32c(14), ...SHR_U, ...i32c(-4), ...AND]),
 ];
 const high = half([...get(OUT), ...i32c(16), ...SHR_U]);
 const low = half([...get(OUT), ...i32c(0xffff), ...AND]);
 
-const loadState = [...i32c(0), ...i64load(0), ...set(S0), ...i32c(0), ...i64load(8), ...set(S1)];
+const loadState = [
+  ...i32c(0), ...i64load(0), ...set(S0), ...i32c(0), ...i64load(8), ...set(S1),
+  ...i64c(0xffff0000ffffffffn), ...set(MASK),
+];
 const storeState = [...i32c(0), ...get(S0), ...i64store(0), ...i32c(0), ...get(S1), ...i64store(8)];
 
-const drawSmall = body(DRAW_LOCALS, [
-  ...loadState,
-  // the low half left over by the previous iteration
-  ...i32c(0), ...i32load(20), ...IF,
-  ...i32c(0), ...i32load(16), ...set(OUT), ...low, ...i32c(0), ...i32c(0), ...i32store(20),
-  ...END,
-  // while at least two draws are missing: both halves of an output
+/** while at least `2k` draws are missing: `k` outputs, both halves of each. */
+const whole = (k: number) => [
   ...BLOCK, ...LOOP,
-  ...get(N), ...get(I), ...SUB, ...i32c(2), ...LT_S, ...brIf(1),
-  ...next, ...high, ...low,
+  ...get(N), ...get(I), ...SUB, ...i32c(2 * k), ...LT_S, ...brIf(1),
+  ...Array.from({ length: k }, () => [...next, ...high, ...low]).flat(),
   ...br(0),
   ...END, ...END,
-  // the last one: the low half is kept when the high one ends the iteration
-  ...BLOCK, ...LOOP,
-  ...get(I), ...get(N), ...EQ, ...brIf(1),
-  ...next, ...high,
-  ...get(I), ...get(N), ...EQ, ...IF,
-  ...i32c(0), ...get(OUT), ...i32store(16), ...i32c(0), ...i32c(1), ...i32store(20), ...br(2),
-  ...END,
-  ...low,
-  ...br(0),
-  ...END, ...END,
-  ...storeState,
-]);
+];
 
-const drawLarge = body(DRAW_LOCALS, [
-  ...loadState,
-  ...LOOP,
-  ...next,
-  ...get(OUT), ...i32c(-0x80000000), ...XOR, ...tee(M), ...get(LIMIT), ...LE_U, ...set(ACC), // v = out + 2^31 < maxAllowed
-  ...count([...get(M), ...get(N), ...REM_U]),
-  ...get(I), ...get(N), ...LT_U, ...brIf(0),
-  ...END,
-  ...storeState,
-]);
+const drawSmall: WasmFunction = {
+  name: 'drawSmall',
+  params: [I32, I32],
+  results: [],
+  locals: DRAW_LOCALS,
+  code: [
+    ...loadState,
+    // the low half left over by the previous iteration
+    ...i32c(0), ...i32load(20), ...IF,
+    ...i32c(0), ...i32load(16), ...set(OUT), ...low, ...i32c(0), ...i32c(0), ...i32store(20),
+    ...END,
+    ...whole(2),
+    ...whole(1),
+    // the last one: the low half is kept when the high one ends the iteration
+    ...BLOCK, ...LOOP,
+    ...get(I), ...get(N), ...EQ, ...brIf(1),
+    ...next, ...high,
+    ...get(I), ...get(N), ...EQ, ...IF,
+    ...i32c(0), ...get(OUT), ...i32store(16), ...i32c(0), ...i32c(1), ...i32store(20), ...br(2),
+    ...END,
+    ...low,
+    ...br(0),
+    ...END, ...END,
+    ...storeState,
+  ],
+};
 
-const zero = body([], [...get(0), ...i32c(0), ...get(1), ...MEMORY_FILL]);
+const drawLarge: WasmFunction = {
+  name: 'drawLarge',
+  params: [I32, I32],
+  results: [],
+  locals: DRAW_LOCALS,
+  code: [
+    ...loadState,
+    ...LOOP,
+    ...next,
+    ...get(OUT), ...i32c(-0x80000000), ...XOR, ...tee(M), ...get(LIMIT), ...LE_U, ...set(ACC), // v = out + 2^31 < maxAllowed
+    ...count([...get(M), ...get(N), ...REM_U, ...i32c(2), ...SHL]),
+    ...get(I), ...get(N), ...LT_U, ...brIf(0),
+    ...END,
+    ...storeState,
+  ],
+};
 
-/** The sums of a chunk of `cols` columns: params counts, bytes, chunk, out, stride, n (f64). */
-function sums(cols: number): number[] {
+const zero: WasmFunction = { name: 'zero', params: [I32, I32], results: [], locals: [], code: [...get(0), ...i32c(0), ...get(1), ...MEMORY_FILL] };
+
+/**
+ * The sums of a chunk of `cols` columns: params counts, bytes (a multiple of 32: two groups of four
+ * queries per loop), chunk, out, stride, n (f64).
+ */
+function sums(cols: number): WasmFunction {
   const [CP, BYTES, XP, OUTP, STRIDE, NF, END_, C01, C23] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
   const acc = (k: number) => 9 + k;
-  const locals = [I32, V128, V128, ...new Array<number>(2 * cols).fill(V128)];
-  const code: number[] = [
-    ...get(CP), ...get(BYTES), ...ADD, ...set(END_),
-    ...LOOP,
-    ...get(CP), ...vload64zero(0), ...F64X2_FROM_I32X4_LOW, ...set(C01),
-    ...get(CP), ...vload64zero(8), ...F64X2_FROM_I32X4_LOW, ...set(C23),
-  ];
-  for (let j = 0; j < cols; j++) {
-    code.push(...get(acc(2 * j)), ...get(C01), ...get(XP), ...vload(32 * j), ...F64X2_MUL, ...F64X2_ADD, ...set(acc(2 * j)));
-    code.push(...get(acc(2 * j + 1)), ...get(C23), ...get(XP), ...vload(32 * j + 16), ...F64X2_MUL, ...F64X2_ADD, ...set(acc(2 * j + 1)));
+  const code: number[] = [...get(CP), ...get(BYTES), ...ADD, ...set(END_), ...LOOP];
+  for (let g = 0; g < 2; g++) {
+    code.push(
+      ...get(CP), ...vload64zero(16 * g), ...F64X2_FROM_I32X4_LOW, ...set(C01),
+      ...get(CP), ...vload64zero(16 * g + 8), ...F64X2_FROM_I32X4_LOW, ...set(C23),
+    );
+    for (let j = 0; j < cols; j++) {
+      const at = 32 * (g * cols + j);
+      code.push(...get(acc(2 * j)), ...get(C01), ...get(XP), ...vload(at), ...F64X2_MUL, ...F64X2_ADD, ...set(acc(2 * j)));
+      code.push(...get(acc(2 * j + 1)), ...get(C23), ...get(XP), ...vload(at + 16), ...F64X2_MUL, ...F64X2_ADD, ...set(acc(2 * j + 1)));
+    }
   }
   code.push(
-    ...get(XP), ...i32c(32 * cols), ...ADD, ...set(XP),
-    ...get(CP), ...i32c(16), ...ADD, ...tee(CP), ...get(END_), ...LT_U, ...brIf(0),
+    ...get(XP), ...i32c(64 * cols), ...ADD, ...set(XP),
+    ...get(CP), ...i32c(32), ...ADD, ...tee(CP), ...get(END_), ...LT_U, ...brIf(0),
     ...END,
   );
   for (let j = 0; j < cols; j++) {
     const [a, b] = [acc(2 * j), acc(2 * j + 1)];
     code.push(
       ...get(OUTP),
-      ...get(a), ...lane(0), ...get(a), ...lane(1), ...F64ADD,
-      ...get(b), ...lane(0), ...get(b), ...lane(1), ...F64ADD,
+      ...get(a), ...f64lane(0), ...get(a), ...f64lane(1), ...F64ADD,
+      ...get(b), ...f64lane(0), ...get(b), ...f64lane(1), ...F64ADD,
       ...F64ADD, ...get(NF), ...F64DIV, ...f64store(0),
       ...get(OUTP), ...get(STRIDE), ...ADD, ...set(OUTP),
     );
   }
-  return body(locals, code);
+  return { name: `sums${cols}`, params: [I32, I32, I32, I32, I32, F64], results: [], locals: [I32, V128, V128, ...new Array<number>(2 * cols).fill(V128)], code };
 }
 
 /** Most columns of one chunk (eight accumulators: they stay in registers). */
 const MAX_CHUNK = 4;
-
-function moduleBytes(): Uint8Array<ArrayBuffer> {
-  const draw = [0x60, 0x03, I32, I32, I32, 0x00];
-  const zeroType = [0x60, 0x02, I32, I32, 0x00];
-  const sumsType = [0x60, 0x06, I32, I32, I32, I32, I32, F64, 0x00];
-  const fns: [string, number, number[]][] = [
-    ['drawSmall', 0, drawSmall],
-    ['drawLarge', 0, drawLarge],
-    ['zero', 1, zero],
-    ...Array.from({ length: MAX_CHUNK }, (_, k): [string, number, number[]] => [`sums${k + 1}`, 2, sums(k + 1)]),
-  ];
-  const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [0x03, ...draw, ...zeroType, ...sumsType]),
-    ...section(2, [0x01, ...name('m'), ...name('mem'), 0x02, 0x00, 0x01]),
-    ...section(3, [fns.length, ...fns.map(([, t]) => t)]),
-    ...section(7, [fns.length, ...fns.flatMap(([n], i) => [...name(n), 0x00, i])]),
-    ...section(10, [fns.length, ...fns.flatMap(([, , b]) => b)]),
-  ];
-  return new Uint8Array(bytes);
-}
 
 let compiled: WebAssembly.Module | null | undefined;
 
 /** The compiled kernel, or null where this runtime has no WebAssembly SIMD. */
 function kernel(): WebAssembly.Module | null {
   if (compiled === undefined) {
-    const bytes = moduleBytes();
-    compiled = typeof WebAssembly === 'object' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
+    compiled = compileOrNull(moduleBytes([drawSmall, drawLarge, zero, ...Array.from({ length: MAX_CHUNK }, (_, k) => sums(k + 1))]));
   }
   return compiled;
 }
@@ -260,7 +196,7 @@ const SMALL = 1 << 15;
 const RUN = 1024;
 const PAGE = 65536;
 
-type Draw = (counts: number, n: number, limit: number) => void;
+type Draw = (n: number, limit: number) => void;
 type Sums = (counts: number, bytes: number, chunk: number, out: number, stride: number, n: number) => void;
 
 /**
@@ -272,9 +208,9 @@ export function simdResampledMeans(values: Float64Array, n: number, state: reado
   const mod = kernel();
   if (mod === null) throw new Error('WebAssembly SIMD is not available');
   const rows = values.length / n;
-  const groups = Math.ceil(n / 4);
+  const groups = 2 * Math.ceil(n / 8); // the sums take two groups of four queries at a time
   const countBytes = 16 * groups;
-  const countsAt = 64;
+  const countsAt = COUNTS_AT;
   // chunks of columns, as even as MAX_CHUNK allows (9 columns: 3 + 3 + 3)
   const chunkCount = Math.ceil(rows / MAX_CHUNK);
   const chunks: { first: number; cols: number; at: number }[] = [];
@@ -302,7 +238,7 @@ export function simdResampledMeans(values: Float64Array, n: number, state: reado
 
   const small = n < SMALL;
   const draw = (small ? ex.drawSmall : ex.drawLarge) as Draw;
-  const limit = small ? 65536 % n : (Math.floor(4294967296 / n) * n - 1) | 0;
+  const limit = small ? 65536 - (65536 % n) : (Math.floor(4294967296 / n) * n - 1) | 0;
   const zero = ex.zero as (counts: number, bytes: number) => void;
   const sums = chunks.map(({ cols }) => ex[`sums${cols}`] as Sums);
   const out = new Float64Array(buf, outAt, rows * run);
@@ -310,7 +246,7 @@ export function simdResampledMeans(values: Float64Array, n: number, state: reado
   for (let done = 0; done < iterations; done += run) {
     const its = Math.min(run, iterations - done);
     for (let t = 0; t < its; t++) {
-      draw(countsAt, n, limit);
+      draw(n, limit);
       for (let c = 0; c < chunks.length; c++) {
         const ch = chunks[c]!;
         sums[c]!(countsAt, countBytes, ch.at, outAt + 8 * (ch.first * run + t), 8 * run, n);
