@@ -5,36 +5,35 @@
  *
  * Bit-identical to the JavaScript loops of bootstrap.ts (which remain the fallback where this
  * runtime has no WebAssembly SIMD):
- * - The draws: xoroshiro128+ as pure-rand computes it (stream.ts; with 64-bit words s0 = s00:s01 and
- *   s1 = s10:s11, high word first, an output is the wrapped sum of the two high words, then x = s0 ^ s1,
- *   s0 = rotl(s0, 24) ^ x ^ rotl(rotl(x, 32) << 16, 32), s1 = rotl(x, 37)), and the index rules of
- *   bootstrap.ts's module comment (n < 2^15: two 16-bit numbers per output, high half first, Lemire's
- *   rejection; larger n: one output, rejected from ⌊2^32 / n⌋·n on, the index the remainder). An
- *   iteration ends at its n-th accepted index; an output's low half left over then opens the next one.
+ * - The draws: xoroshiro128+ as pure-rand computes it (stream.ts; in 64-bit words: wasm.ts's
+ *   xoroshiroNext), and the index rules of bootstrap.ts's module comment (n < 2^15: two 16-bit
+ *   numbers per output, high half first, Lemire's rejection; larger n: one output, rejected from
+ *   ⌊2^32 / n⌋·n on, the index the remainder). An iteration ends at its n-th accepted index; an
+ *   output's low half left over then opens the next one.
  * - The sums: the terms c_q·x_q go to four partial sums by q mod 4 in query order, S = (A0 + A1) +
  *   (A2 + A3), the mean S / n; `f64x2.mul`, `f64x2.add`, `f64.add` and `f64.div` are IEEE 754 binary64
  *   operations (round to nearest even, never fused), the conversion of a count to float64 is exact.
  *   Lanes: one vector holds A0 and A1, another A2 and A3. The dense form also adds the terms with
  *   c_q = 0 or x_q = 0, which the sparse JavaScript loop skips: such a term is ±0, and a partial
  *   sum starting at +0 is never −0 (a sum is −0 only when both operands are), so adding ±0 leaves
- *   its bits unchanged. The padding of the last group of four queries is zero too.
+ *   its bits unchanged. The padding past n is zero too.
  *
  * Layout of the module's memory (one per call of {@link simdResampledMeans}): the generator state
  * at byte 0 (s0, s1 as little-endian i64, then the pending low half and its flag), the counts at 64
- * (n rounded up to a multiple of 4), then the columns in chunks of up to four, a chunk's values
- * interleaved by group of four queries (group g: column 0's x_{4g} … x_{4g+3}, then column 1's, …),
- * then the means of a run of iterations (column-major).
+ * (n rounded up to a multiple of 8 with zeros), then the columns in chunks of up to four, a chunk's
+ * values interleaved by group of four queries (group g: column 0's x_{4g} … x_{4g+3}, then column
+ * 1's, …; zeros past n), then the means of a run of iterations (column-major).
  *
- * The module is assembled here byte by byte (no toolchain), as src/retrieval/bm25/simd.ts is:
- *   drawSmall(n, reject), drawLarge(n, maxAllowed − 1): one iteration's draws into the counts;
- *   zero(counts, bytes); sums1 … sums4(counts, bytes, chunk, out, stride, n as f64): the means of
- *   a chunk of 1 … 4 columns, column j's to out + j·stride.
+ * The module is assembled with src/stats/wasm.ts (byte by byte, no toolchain):
+ *   drawSmall(n, 2^16 − (2^16 mod n)), drawLarge(n, ⌊2^32 / n⌋·n − 1): one iteration's draws into
+ *   the counts; zero(counts, bytes); sums1 … sums4(counts, bytes, chunk, out, stride, n as f64):
+ *   the means of a chunk of 1 … 4 columns, column j's to out + j·stride.
  */
 
 import {
   ADD, AND, BLOCK, br, brIf, compileOrNull, END, EQ, F64, F64ADD, F64DIV, f64lane, f64store, F64X2_ADD, F64X2_FROM_I32X4_LOW,
-  F64X2_MUL, get, I32, i32c, i32load, i32store, I64, I64AND, i64c, i64load, I64ROTL, I64SHR_U, i64store, I64XOR, IF, LE_U, LOOP,
-  LT_S, LT_U, MEMORY_FILL, moduleBytes, MUL, REM_U, set, SHL, SHR_U, SUB, tee, V128, vload, vload64zero, type WasmFunction, WRAP, XOR,
+  F64X2_MUL, get, I32, i32c, i32load, i32store, I64, IF, LE_U, LOOP, LT_S, LT_U, MEMORY_FILL, moduleBytes, MUL, REM_U, set, SHL,
+  SHR_U, SUB, tee, V128, vload, vload64zero, type WasmFunction, XOR, xoroshiroLoad, xoroshiroNext, xoroshiroStore,
 } from './wasm.js';
 
 /** Where the counts start in the module's memory (an immediate offset of the draw functions). */
@@ -44,17 +43,9 @@ const COUNTS_AT = 64;
 const [N, LIMIT, I, OUT, M, A, ACC, S0, S1, X, MASK] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const DRAW_LOCALS = [I32, I32, I32, I32, I32, I64, I64, I64, I64];
 
-/**
- * OUT = the next output; advances S0, S1 (see the module comment; rotl(rotl(x, 32) << 16, 32) is
- * rotl(x, 16) with bits 32 … 47 cleared, MASK = 0xffff0000ffffffff).
- */
-const next = [
-  ...get(S0), ...i64c(32n), ...I64SHR_U, ...WRAP, ...get(S1), ...i64c(32n), ...I64SHR_U, ...WRAP, ...ADD, ...set(OUT),
-  ...get(S1), ...get(S0), ...I64XOR, ...set(X),
-  ...get(S0), ...i64c(24n), ...I64ROTL, ...get(X), ...I64XOR,
-  ...get(X), ...i64c(16n), ...I64ROTL, ...get(MASK), ...I64AND, ...I64XOR, ...set(S0),
-  ...get(X), ...i64c(37n), ...I64ROTL, ...set(S1),
-];
+const rng = { s0: S0, s1: S1, x: X, mask: MASK, out: OUT };
+/** OUT = the next output (see wasm.ts). */
+const next = xoroshiroNext(rng);
 
 /** counts[index] += ACC, I += ACC, with `offset` (the code that pushes 4·index) and ACC (0 or 1) set. */
 const count = (offset: number[]) => [
@@ -74,11 +65,8 @@ const half = (u: number[]) => [
 const high = half([...get(OUT), ...i32c(16), ...SHR_U]);
 const low = half([...get(OUT), ...i32c(0xffff), ...AND]);
 
-const loadState = [
-  ...i32c(0), ...i64load(0), ...set(S0), ...i32c(0), ...i64load(8), ...set(S1),
-  ...i64c(0xffff0000ffffffffn), ...set(MASK),
-];
-const storeState = [...i32c(0), ...get(S0), ...i64store(0), ...i32c(0), ...get(S1), ...i64store(8)];
+const loadState = xoroshiroLoad(rng, 0);
+const storeState = xoroshiroStore(rng, 0);
 
 /** while at least `2k` draws are missing: `k` outputs, both halves of each. */
 const whole = (k: number) => [

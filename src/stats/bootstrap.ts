@@ -39,6 +39,7 @@ import { simdAvailable, simdResampledMeans } from './bootstrap-simd.js';
 import { Int32Stream } from './stream.js';
 import { quantileSorted } from './quantile.js';
 import { checkRows } from './paired.js';
+import type { Engine } from './wasm.js';
 
 export const DEFAULT_BOOTSTRAP_ITERATIONS = 10_000;
 export const DEFAULT_LEVEL = 0.95;
@@ -69,9 +70,6 @@ export function bootstrapMeansRows(values: Float64Array, n: number, o: { iterati
   return means;
 }
 
-/** Which loops compute the resamples: the SIMD kernel where available ('auto'), or one of them. */
-export type ResampleEngine = 'auto' | 'simd' | 'js';
-
 /**
  * The bootstrap means of every row of the rows × n matrix `values`, in iteration order (unsorted):
  * what {@link bootstrapMeansRows} sorts. `engine` is for tests ('js': the fallback loops; 'simd'
@@ -81,7 +79,7 @@ export function resampledMeans(
   values: Float64Array,
   n: number,
   o: { iterations?: number; seed: number },
-  engine: ResampleEngine = 'auto',
+  engine: Engine = 'auto',
 ): Float64Array[] {
   const iterations = o.iterations ?? DEFAULT_BOOTSTRAP_ITERATIONS;
   checkIterations(iterations);
