@@ -33,7 +33,8 @@
 import {
   ADD, AND, BLOCK, br, brIf, compileOrNull, END, EQ, F64, F64ADD, F64DIV, f64lane, f64store, F64X2_ADD, F64X2_FROM_I32X4_LOW,
   F64X2_MUL, get, I32, i32c, i32load, i32store, I64, IF, LE_U, LOOP, LT_S, LT_U, MEMORY_FILL, moduleBytes, MUL, REM_U, set, SHL,
-  SHR_U, SUB, tee, V128, vload, vload64zero, type WasmFunction, XOR, xoroshiroLoad, xoroshiroNext, xoroshiroStore,
+  SHR_U, SUB, tee, V128, vload, vload64zero, type WasmFunction, XOR, xoroshiroLoad, xoroshiroNext, xoroshiroStore, EQZ,
+  I32X4_SPLAT, i32lane, i32replace, I32X4_GT_S, V128_AND, I32X4_SHR_U, I32X4_ADD, I32X4_MUL, VZERO,
 } from './wasm.js';
 
 /** Where the counts start in the module's memory (an immediate offset of the draw functions). */
@@ -77,18 +78,61 @@ const whole = (k: number) => [
   ...END, ...END,
 ];
 
+// drawSmall's vector locals: four outputs, the products of their halves, acceptance masks, addresses,
+// the masks' running sum, and constants (splats of 0xffff, 2^16 mod n − 1, n, −4, COUNTS_AT).
+const [BLOCKS, VW, VM, VA, VO, VSUM, FFFF, REJ1, VN, M4, VBASE] = [11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
+
+/**
+ * The eight halves of the four outputs in VW (the code that pushes the high or low halves of the
+ * vector): counts[index] += 1 for each accepted one, the word at byte 0 (the state's first word,
+ * rewritten by storeState) for each rejected one; VSUM -= the accepted ones. The order of the
+ * additions to the counts does not matter (integers), and all eight belong to this iteration.
+ */
+const vhalves = (u: number[]) => [
+  ...u, ...get(VN), ...I32X4_MUL, ...set(VM),
+  ...get(VM), ...get(FFFF), ...V128_AND, ...get(REJ1), ...I32X4_GT_S, ...set(VA),
+  ...get(VSUM), ...get(VA), ...I32X4_ADD, ...set(VSUM),
+  ...get(VM), ...i32c(14), ...I32X4_SHR_U, ...get(M4), ...V128_AND, ...get(VBASE), ...I32X4_ADD, ...get(VA), ...V128_AND, ...set(VO),
+  ...[0, 1, 2, 3].flatMap((k) => [...get(VO), ...i32lane(k), ...tee(A), ...get(A), ...i32load(0), ...i32c(1), ...ADD, ...i32store(0)]),
+];
+
+/**
+ * While at least eight draws are missing: passes of ⌊missing / 8⌋ blocks of four outputs (no block
+ * can end the iteration: each accepts at most eight), their halves taken four at a time.
+ */
+const blocks = [
+  ...i32c(0xffff), ...I32X4_SPLAT, ...set(FFFF),
+  ...i32c(0xffff), ...get(LIMIT), ...SUB, ...I32X4_SPLAT, ...set(REJ1),
+  ...get(N), ...I32X4_SPLAT, ...set(VN),
+  ...i32c(-4), ...I32X4_SPLAT, ...set(M4),
+  ...i32c(COUNTS_AT), ...I32X4_SPLAT, ...set(VBASE),
+  ...BLOCK, ...LOOP,
+  ...get(N), ...get(I), ...SUB, ...i32c(3), ...SHR_U, ...tee(BLOCKS), ...EQZ, ...brIf(1),
+  ...VZERO, ...set(VSUM),
+  ...LOOP,
+  ...next, ...get(OUT), ...I32X4_SPLAT, ...set(VW),
+  ...[1, 2, 3].flatMap((k) => [...next, ...get(VW), ...get(OUT), ...i32replace(k), ...set(VW)]),
+  ...vhalves([...get(VW), ...i32c(16), ...I32X4_SHR_U]),
+  ...vhalves([...get(VW), ...get(FFFF), ...V128_AND]),
+  ...get(BLOCKS), ...i32c(1), ...SUB, ...tee(BLOCKS), ...brIf(0),
+  ...END,
+  ...get(I), ...[0, 1, 2, 3].flatMap((k) => [...get(VSUM), ...i32lane(k), ...SUB]), ...set(I),
+  ...br(0),
+  ...END, ...END,
+];
+
 const drawSmall: WasmFunction = {
   name: 'drawSmall',
   params: [I32, I32],
   results: [],
-  locals: DRAW_LOCALS,
+  locals: [...DRAW_LOCALS, I32, V128, V128, V128, V128, V128, V128, V128, V128, V128, V128],
   code: [
     ...loadState,
     // the low half left over by the previous iteration
     ...i32c(0), ...i32load(20), ...IF,
     ...i32c(0), ...i32load(16), ...set(OUT), ...low, ...i32c(0), ...i32c(0), ...i32store(20),
     ...END,
-    ...whole(2),
+    ...blocks,
     ...whole(1),
     // the last one: the low half is kept when the high one ends the iteration
     ...BLOCK, ...LOOP,
