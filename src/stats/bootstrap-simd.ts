@@ -9,7 +9,10 @@
  *   xoroshiroNext), and the index rules of bootstrap.ts's module comment (n < 2^15: two 16-bit
  *   numbers per output, high half first, Lemire's rejection; larger n: one output, rejected from
  *   ⌊2^32 / n⌋·n on, the index the remainder). An iteration ends at its n-th accepted index; an
- *   output's low half left over then opens the next one.
+ *   output's low half left over then opens the next one. While at least eight indices of an
+ *   iteration are missing, the 16-bit rule runs on four outputs at a time (i32x4: the eight halves
+ *   cannot end the iteration, and the order in which integer counts are incremented is immaterial);
+ *   the rest one half at a time, in order.
  * - The sums: the terms c_q·x_q go to four partial sums by q mod 4 in query order, S = (A0 + A1) +
  *   (A2 + A3), the mean S / n; `f64x2.mul`, `f64x2.add`, `f64.add` and `f64.div` are IEEE 754 binary64
  *   operations (round to nearest even, never fused), the conversion of a count to float64 is exact.
@@ -31,10 +34,10 @@
  */
 
 import {
-  ADD, AND, BLOCK, br, brIf, compileOrNull, END, EQ, F64, F64ADD, F64DIV, f64lane, f64store, F64X2_ADD, F64X2_FROM_I32X4_LOW,
-  F64X2_MUL, get, I32, i32c, i32load, i32store, I64, IF, LE_U, LOOP, LT_S, LT_U, MEMORY_FILL, moduleBytes, MUL, REM_U, set, SHL,
-  SHR_U, SUB, tee, V128, vload, vload64zero, type WasmFunction, XOR, xoroshiroLoad, xoroshiroNext, xoroshiroStore, EQZ,
-  I32X4_SPLAT, i32lane, i32replace, I32X4_GT_S, V128_AND, I32X4_SHR_U, I32X4_ADD, I32X4_MUL, VZERO,
+  ADD, AND, BLOCK, br, brIf, compileOrNull, END, EQ, EQZ, F64, F64ADD, F64DIV, f64lane, f64store, F64X2_ADD,
+  F64X2_FROM_I32X4_LOW, F64X2_MUL, get, I32, I32X4_ADD, I32X4_GT_S, I32X4_MUL, I32X4_SHR_U, I32X4_SPLAT, i32c, i32lane,
+  i32load, i32replace, i32store, I64, IF, LE_U, LOOP, LT_S, LT_U, MEMORY_FILL, moduleBytes, MUL, REM_U, set, SHL, SHR_U, SUB,
+  tee, V128, V128_AND, vload, vload64zero, VZERO, type WasmFunction, XOR, xoroshiroLoad, xoroshiroNext, xoroshiroStore,
 } from './wasm.js';
 
 /** Where the counts start in the module's memory (an immediate offset of the draw functions). */

@@ -122,7 +122,7 @@ export const i64load = (offset: number) => [0x29, 0x03, ...uleb(offset)];
 export const i32store = (offset: number) => [0x36, 0x02, ...uleb(offset)];
 export const i64store = (offset: number) => [0x37, 0x03, ...uleb(offset)];
 export const f64store = (offset: number) => [0x39, 0x03, ...uleb(offset)];
-export const [EQZ, EQ, LT_S, GT_S, LT_U, LE_U, GE_S, GE_U] = [[0x45], [0x46], [0x48], [0x4a], [0x49], [0x4d], [0x4e], [0x4f]];
+export const [EQZ, EQ, LT_S, GT_S, LT_U, LE_U, GE_S] = [[0x45], [0x46], [0x48], [0x4a], [0x49], [0x4d], [0x4e]];
 export const [ADD, SUB, MUL, REM_U, AND, XOR, SHL, SHR_U] = [[0x6a], [0x6b], [0x6c], [0x70], [0x71], [0x73], [0x74], [0x76]];
 export const [I64AND, I64XOR, I64SHR_U, I64ROTL] = [[0x83], [0x85], [0x88], [0x89]];
 export const WRAP = [0xa7];
