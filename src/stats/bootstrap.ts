@@ -10,7 +10,8 @@
  *
  * Order of the additions (it fixes the bits): the terms c_q·x_q go, in query order, to four partial
  * sums by q mod 4, and S = (A0 + A1) + (A2 + A3). Terms with x_q = 0 or c_q = 0 change no partial
- * sum, so they are skipped. (Versions before the shared stream drew one index per output with
+ * sum (they are ±0, and a partial sum, starting at +0, is never −0), so a loop may skip them or
+ * add them: the same bits. (Versions before the shared stream drew one index per output with
  * pure-rand's rule at every n and summed x[index] in draw order: seeded CIs changed once.)
  *
  * Randomness: xoroshiro128+ (src/stats/rng.ts) outputs, in order, n accepted draws per iteration,
@@ -27,11 +28,18 @@
  * comparison, not one per metric). A column's means depend only on that column, the seed and B,
  * never on the other columns: bit for bit what {@link bootstrapMeans} gives for it alone with the
  * same seed.
+ *
+ * Speed: where the runtime has WebAssembly SIMD, the draws and the sums run in the kernel of
+ * src/stats/bootstrap-simd.ts (dense dot products, two queries per instruction, up to four columns
+ * per pass over the counts); elsewhere the JavaScript loops below (the sums over each column's
+ * non-zero terms only). Both give the same bits.
  */
-import { checkIterations } from './rng.js';
+import { checkIterations, seededState } from './rng.js';
+import { simdAvailable, simdResampledMeans } from './bootstrap-simd.js';
 import { Int32Stream } from './stream.js';
 import { quantileSorted } from './quantile.js';
 import { checkRows } from './paired.js';
+import type { Engine } from './wasm.js';
 
 export const DEFAULT_BOOTSTRAP_ITERATIONS = 10_000;
 export const DEFAULT_LEVEL = 0.95;
@@ -57,11 +65,29 @@ export function bootstrapMeans(diffs: readonly number[], o: { iterations?: numbe
  * ascending, all rows resampled at the same indices (see the module comment).
  */
 export function bootstrapMeansRows(values: Float64Array, n: number, o: { iterations?: number; seed: number }): Float64Array[] {
+  const means = resampledMeans(values, n, o);
+  for (const m of means) m.sort();
+  return means;
+}
+
+/**
+ * The bootstrap means of every row of the rows × n matrix `values`, in iteration order (unsorted):
+ * what {@link bootstrapMeansRows} sorts. `engine` is for tests ('js': the fallback loops; 'simd'
+ * throws where WebAssembly SIMD is unavailable); every engine gives the same bits.
+ */
+export function resampledMeans(
+  values: Float64Array,
+  n: number,
+  o: { iterations?: number; seed: number },
+  engine: Engine = 'auto',
+): Float64Array[] {
   const iterations = o.iterations ?? DEFAULT_BOOTSTRAP_ITERATIONS;
   checkIterations(iterations);
   if (values.length === 0) throw new RangeError('bootstrap of an empty sample');
   const rows = checkRows(values, n, 'bootstrap');
-  const stream = new Int32Stream(o.seed); // checks the seed
+  const state = seededState(o.seed); // checks the seed
+  if (engine === 'simd' || (engine === 'auto' && simdAvailable())) return simdResampledMeans(values, n, state, iterations);
+  const stream = new Int32Stream(o.seed);
   const means = Array.from({ length: rows }, () => new Float64Array(iterations));
   const terms = Array.from({ length: rows }, (_, r) => nonZeroTerms(values.subarray(r * n, r * n + n)));
 
@@ -75,7 +101,6 @@ export function bootstrapMeansRows(values: Float64Array, n: number, o: { iterati
   };
   if (n < SMALL) drawSmall(stream, n, iterations, counts, iteration);
   else drawLarge(stream, n, iterations, counts, iteration);
-  for (const m of means) m.sort();
   return means;
 }
 

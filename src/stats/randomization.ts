@@ -38,11 +38,15 @@
  * column's table stays in cache while the chunk is replayed over it); per column, a table holds the
  * 16 possible P_g of each group, so a 4-bit nibble of the sign word picks a whole group sum: n/4
  * lookups and additions per iteration instead of n, with no branch, over four independent partial
- * sums.
+ * sums. Where the runtime has WebAssembly SIMD, that replay runs in the kernel of
+ * src/stats/randomization-simd.ts (two iterations at a time); elsewhere in {@link countExtreme}
+ * below. Both give the same bits.
  */
-import { checkIterations } from './rng.js';
+import { checkIterations, seededState } from './rng.js';
 import { Int32Stream } from './stream.js';
 import { checkRows, mean, pairedDifferences } from './paired.js';
+import { SimdSignTables, signKernelAvailable } from './randomization-simd.js';
+import type { Engine } from './wasm.js';
 
 export const DEFAULT_ITERATIONS = 10_000;
 /** Slack when comparing a permuted mean with the observed one. */
@@ -72,11 +76,10 @@ export function pairedRandomizationTest(
 /**
  * The group table of one column: for words w = 0 … ⌈n/32⌉ − 1 and nibbles j = 0 … 7 (group
  * g = 8w + j), entry (8w + j)·16 + m = P_g with the flips given by the bits of m (bit k → difference
- * 4g + k). Differences past n count as zeros.
+ * 4g + k). Differences past n count as zeros. Written into `table` when given (128·⌈n/32⌉ entries).
  */
-export function signTable(d: Float64Array, n: number): Float64Array {
+export function signTable(d: Float64Array, n: number, table: Float64Array = new Float64Array(Math.ceil(n / 32) * 128)): Float64Array {
   const groups = Math.ceil(n / 32) * 8;
-  const table = new Float64Array(groups * 16);
   for (let g = 0; g < groups; g++) {
     for (let m = 0; m < 16; m++) {
       let s = 0;
@@ -95,39 +98,55 @@ export function signTable(d: Float64Array, n: number): Float64Array {
  * Two-sided sign-flip p-values of several columns of paired differences under one stream.
  * `diffs` is a rows × n matrix, row-major (row r = the n differences of column r, e.g. one metric);
  * returns one p per row (see the module comment: same flips for every row, each row's p independent
- * of the others).
+ * of the others). `engine` is for tests ('js': the fallback loop; 'simd' throws where WebAssembly
+ * SIMD is unavailable); every engine gives the same bits.
  */
-export function randomizationPValues(diffs: Float64Array, n: number, o: { iterations?: number; seed: number }): Float64Array {
+export function randomizationPValues(
+  diffs: Float64Array,
+  n: number,
+  o: { iterations?: number; seed: number },
+  engine: Engine = 'auto',
+): Float64Array {
   const iterations = o.iterations ?? DEFAULT_ITERATIONS;
   checkIterations(iterations);
   const rows = checkRows(diffs, n, 'randomization test');
-  const stream = new Int32Stream(o.seed); // checks the seed
+  const state = seededState(o.seed); // checks the seed
   const pValues = new Float64Array(rows).fill(1);
 
-  const live: { row: number; table: Float64Array; threshold: number; extreme: number }[] = [];
-  for (let r = 0; r < rows; r++) {
-    const d = diffs.subarray(r * n, r * n + n);
-    if (d.every((x) => x === 0)) continue; // p = 1
-    live.push({ row: r, table: signTable(d, n), threshold: Math.abs(mean(d)) - TIE_EPSILON, extreme: 0 });
-  }
-  if (live.length === 0) return pValues;
+  const liveRows: number[] = [];
+  for (let r = 0; r < rows; r++) if (!diffs.subarray(r * n, r * n + n).every((x) => x === 0)) liveRows.push(r); // else p = 1
+  if (liveRows.length === 0) return pValues;
 
   const W = Math.ceil(n / 32);
   const chunk = Math.max(1, Math.min(iterations, Math.floor(CHUNK_WORDS / W)));
-  const words = new Int32Array(chunk * W);
-  let block = stream.fill();
-  let pos = 0;
-  for (let done = 0; done < iterations; done += chunk) {
-    const its = Math.min(chunk, iterations - done);
-    // The chunk's sign words, in stream order: iteration done + t uses words t·W … t·W + W − 1.
-    for (let k = 0; k < its * W; k++) {
-      if (pos === block.length) {
-        block = stream.fill();
-        pos = 0;
-      }
-      words[k] = block[pos++]!;
+  const simd = engine === 'simd' || (engine === 'auto' && signKernelAvailable()) ? new SimdSignTables(W, chunk, liveRows.length, state) : null;
+  const live = liveRows.map((row, i) => {
+    const d = diffs.subarray(row * n, row * n + n);
+    return { row, table: signTable(d, n, simd?.table(i)), threshold: Math.abs(mean(d)) - TIE_EPSILON, extreme: 0 };
+  });
+  if (simd) {
+    for (let done = 0; done < iterations; done += chunk) {
+      const its = Math.min(chunk, iterations - done);
+      simd.draw(its);
+      live.forEach((c, i) => (c.extreme += simd.extreme(i, its, c.threshold, n)));
     }
-    for (const c of live) c.extreme += countExtreme(c.table, words, W, its, n, c.threshold);
+  } else {
+    const stream = new Int32Stream(o.seed);
+    const words = new Int32Array(chunk * W);
+    let block = stream.fill();
+    let pos = 0;
+    for (let done = 0; done < iterations; done += chunk) {
+      const its = Math.min(chunk, iterations - done);
+      // The chunk's sign words, in stream order: iteration done + t uses words t·W … t·W + W − 1.
+      for (let k = 0; k < its * W; k++) {
+        if (pos === block.length) {
+          block = stream.fill();
+          pos = 0;
+        }
+        words[k] = block[pos++]!;
+      }
+      for (const c of live) c.extreme += countExtreme(c.table, words, W, its, n, c.threshold);
+    }
   }
   for (const c of live) pValues[c.row] = (c.extreme + 1) / (iterations + 1);
   return pValues;
