@@ -5,7 +5,7 @@
  * implementations below are those loops, written for clarity, not speed), and a column's result does
  * not depend on the other columns of the same call.
  */
-import { uniformInt } from 'pure-rand/distribution/uniformInt';
+import { referenceMeansRows } from './helpers/bootstrap-reference.js';
 import { describe, expect, it } from 'vitest';
 import { bootstrapMeans, bootstrapMeansRows } from '../src/stats/bootstrap.js';
 import { pairedRandomizationTest, randomizationPValues, TIE_EPSILON } from '../src/stats/randomization.js';
@@ -42,30 +42,7 @@ function referencePValue(a: number[], b: number[], seed: number, iterations: num
 }
 
 function referenceMeans(x: number[], seed: number, iterations: number): Float64Array {
-  const rng = seededRng(seed);
-  const n = x.length;
-  let pending: number[] = [];
-  const draw = (): number => {
-    if (n >= 2 ** 15) return uniformInt(rng, 0, n - 1);
-    for (;;) {
-      if (pending.length === 0) {
-        const out = rng.next() >>> 0;
-        pending = [Math.floor(out / 65536), out % 65536];
-      }
-      const u = pending.shift()!;
-      const m = u * n;
-      if (m % 65536 >= 65536 % n) return Math.floor(m / 65536);
-    }
-  };
-  const means = new Float64Array(iterations);
-  for (let it = 0; it < iterations; it++) {
-    const c = new Array<number>(n).fill(0);
-    for (let i = 0; i < n; i++) c[draw()]!++;
-    const acc = [0, 0, 0, 0];
-    for (let q = 0; q < n; q++) acc[q % 4] = acc[q % 4]! + c[q]! * x[q]!; // zero terms included: they change nothing
-    means[it] = (acc[0]! + acc[1]! + (acc[2]! + acc[3]!)) / n;
-  }
-  return means.sort();
+  return referenceMeansRows(Float64Array.from(x), x.length, seed, iterations)[0]!.sort();
 }
 
 function sample(n: number, seed: number): { a: number[]; b: number[] } {

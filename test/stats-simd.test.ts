@@ -7,44 +7,13 @@
  * reference mean and to the next float above it). Checked on many seeded inputs with zeros, −0,
  * negative values, values of every magnitude, and every column chunking of the kernels.
  */
-import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { describe, expect, it } from 'vitest';
 import { resampledMeans } from '../src/stats/bootstrap.js';
 import { simdAvailable } from '../src/stats/bootstrap-simd.js';
 import { randomizationPValues, signTable } from '../src/stats/randomization.js';
 import { SimdSignTables, signKernelAvailable } from '../src/stats/randomization-simd.js';
 import { seededRng, seededState } from '../src/stats/rng.js';
-
-/** The bootstrap means of every row in iteration order, from the definition (dense sums). */
-function referenceMeans(values: Float64Array, n: number, seed: number, iterations: number): Float64Array[] {
-  const rows = values.length / n;
-  const rng = seededRng(seed);
-  let pending: number[] = [];
-  const draw = (): number => {
-    if (n >= 2 ** 15) return uniformInt(rng, 0, n - 1);
-    for (;;) {
-      if (pending.length === 0) {
-        const out = rng.next() >>> 0;
-        pending = [Math.floor(out / 65536), out % 65536];
-      }
-      const u = pending.shift()!;
-      const m = u * n;
-      if (m % 65536 >= 65536 % n) return Math.floor(m / 65536);
-    }
-  };
-  const means = Array.from({ length: rows }, () => new Float64Array(iterations));
-  const c = new Array<number>(n);
-  for (let it = 0; it < iterations; it++) {
-    c.fill(0);
-    for (let i = 0; i < n; i++) c[draw()]!++;
-    for (let r = 0; r < rows; r++) {
-      const acc = [0, 0, 0, 0];
-      for (let q = 0; q < n; q++) acc[q % 4] = acc[q % 4]! + c[q]! * values[r * n + q]!;
-      means[r]![it] = (acc[0]! + acc[1]! + (acc[2]! + acc[3]!)) / n;
-    }
-  }
-  return means;
-}
+import { referenceMeansRows } from './helpers/bootstrap-reference.js';
 
 /** A rows × n matrix of seeded values: zeros and −0 among them, row r of its own kind. */
 function matrix(rows: number, n: number, seed: number): Float64Array {
@@ -92,7 +61,7 @@ describe('bootstrap: SIMD kernel = JavaScript loops = the definition', () => {
   ])('n = %i, %i rows, %i iterations', (n, rows, iterations) => {
     for (const seed of [0, 77]) {
       const v = matrix(rows, n, 1000 * n + rows + seed);
-      const want = referenceMeans(v, n, seed, iterations);
+      const want = referenceMeansRows(v, n, seed, iterations);
       const js = resampledMeans(v, n, { seed, iterations }, 'js');
       const simd = resampledMeans(v, n, { seed, iterations }, 'simd');
       expect(same(js, want)).toBe(true);
@@ -104,7 +73,7 @@ describe('bootstrap: SIMD kernel = JavaScript loops = the definition', () => {
     const n = 50;
     const v = Float64Array.from({ length: 2 * n }, (_, i) => (i % 3 === 0 ? 0 : i % 2 ? 1.5e308 : -1.7e308));
     const iterations = 200;
-    const want = referenceMeans(v, n, 5, iterations);
+    const want = referenceMeansRows(v, n, 5, iterations);
     expect(same(resampledMeans(v, n, { seed: 5, iterations }, 'js'), want)).toBe(true);
     expect(same(resampledMeans(v, n, { seed: 5, iterations }, 'simd'), want)).toBe(true);
     expect(want.flatMap((m) => [...m]).some((x) => !Number.isFinite(x))).toBe(true);

@@ -18,6 +18,7 @@ import { bertTemplate, writeTokenizerFiles, type AddedToken } from '../src/model
 import { gloveEmbedderDir, GLOVE_EMBEDDER_NAME } from '../src/models/glove/convert.js';
 import { useLiteDir } from '../src/models/use-lite/names.js';
 import { modelsDir } from '../src/util/paths.js';
+import { seededUniform } from './helpers/tiny-models.js';
 
 env.allowRemoteModels = false;
 
@@ -33,15 +34,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+/** Seeded uniform numbers in [0, 1). */
 function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const u = seededUniform(seed);
+  return () => (u() + 1) / 2;
 }
 
 const SUBWORDS = ['un', '##aff', '##able', '##s', '##ed', '##ing', 'play', 'skill', '##ful', 'run', '##ner', 'é', 'cafe'];

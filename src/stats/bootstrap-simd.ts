@@ -27,7 +27,7 @@
  * values interleaved by group of four queries (group g: column 0's x_{4g} … x_{4g+3}, then column
  * 1's, …; zeros past n), then the means of a run of iterations (column-major).
  *
- * The module is assembled with src/stats/wasm.ts (byte by byte, no toolchain):
+ * The module is assembled with src/util/wasm.ts (byte by byte, no toolchain):
  *   drawSmall(n, 2^16 − (2^16 mod n)), drawLarge(n, ⌊2^32 / n⌋·n − 1): one iteration's draws into
  *   the counts; zero(counts, bytes); sums1 … sums4(counts, bytes, chunk, out, stride, n as f64):
  *   the means of a chunk of 1 … 4 columns, column j's to out + j·stride.
@@ -36,9 +36,10 @@
 import {
   ADD, AND, BLOCK, br, brIf, compileOrNull, END, EQ, EQZ, F64, F64ADD, F64DIV, f64lane, f64store, F64X2_ADD,
   F64X2_FROM_I32X4_LOW, F64X2_MUL, get, I32, I32X4_ADD, I32X4_GT_S, I32X4_MUL, I32X4_SHR_U, I32X4_SPLAT, i32c, i32lane,
-  i32load, i32replace, i32store, I64, IF, LE_U, LOOP, LT_S, LT_U, MEMORY_FILL, moduleBytes, MUL, REM_U, set, SHL, SHR_U, SUB,
-  tee, V128, V128_AND, vload, vload64zero, VZERO, type WasmFunction, XOR, xoroshiroLoad, xoroshiroNext, xoroshiroStore,
-} from './wasm.js';
+  i32load, i32replace, i32store, I64, IF, LE_U, LOOP, LT_S, LT_U, MEMORY_FILL, moduleBytes, MUL, REM_U, set, SHL,
+  SHR_U, SUB, tee, V128, V128_AND, vload, vload64zero, VZERO, type WasmFunction, XOR,
+} from '../util/wasm.js';
+import { xoroshiroLoad, xoroshiroNext, xoroshiroStore } from './wasm-kernel.js';
 
 /** Where the counts start in the module's memory (an immediate offset of the draw functions). */
 const COUNTS_AT = 64;

@@ -39,7 +39,7 @@ import { simdAvailable, simdResampledMeans } from './bootstrap-simd.js';
 import { Int32Stream } from './stream.js';
 import { quantileSorted } from './quantile.js';
 import { checkRows } from './paired.js';
-import type { Engine } from './wasm.js';
+import type { Engine } from './wasm-kernel.js';
 
 export const DEFAULT_BOOTSTRAP_ITERATIONS = 10_000;
 export const DEFAULT_LEVEL = 0.95;

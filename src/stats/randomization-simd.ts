@@ -19,15 +19,16 @@
  * (iteration t's W words from 64 + 4·t·W on), then one table per column, each 1024·W bytes
  * (randomization.ts's signTable: entry (8w + j)·16 + m at byte 1024·w + 128·j + 8·m).
  *
- * The module is assembled with src/stats/wasm.ts (byte by byte, no toolchain): two functions,
+ * The module is assembled with src/util/wasm.ts (byte by byte, no toolchain): two functions,
  *   words(count): the next `count` outputs into the chunk's words;
  *   extreme(words, W, iterations, table, threshold, n as f64) → count.
  */
 import {
-  ADD, AND, brIf, compileOrNull, END, F64, F64ABS, F64DIV, F64GE, f64lane, F64X2_ADD, GE_S, get, GT_S, I32, i32c, i32load,
-  i32store, I64, LOOP, LT_U, moduleBytes, SELECT, set, SHL, SHR_U, SUB, tee, V128, vload64lane, vload64zero, VZERO,
-  type WasmFunction, xoroshiroLoad, xoroshiroNext, xoroshiroStore,
-} from './wasm.js';
+  ADD, AND, brIf, compileOrNull, END, F64, F64ABS, F64DIV, F64GE, f64lane, F64X2_ADD, GE_S, get, GT_S, I32, i32c,
+  i32load, i32store, I64, LOOP, LT_U, moduleBytes, SELECT, set, SHL, SHR_U, SUB, tee, V128, vload64lane, vload64zero,
+  VZERO, type WasmFunction,
+} from '../util/wasm.js';
+import { xoroshiroLoad, xoroshiroNext, xoroshiroStore } from './wasm-kernel.js';
 
 /** Where the sign words start in the module's memory (the generator state is at byte 0). */
 const WORDS_AT = 64;

@@ -46,7 +46,7 @@ import { checkIterations, seededState } from './rng.js';
 import { Int32Stream } from './stream.js';
 import { checkRows, mean, pairedDifferences } from './paired.js';
 import { SimdSignTables, signKernelAvailable } from './randomization-simd.js';
-import type { Engine } from './wasm.js';
+import type { Engine } from './wasm-kernel.js';
 
 export const DEFAULT_ITERATIONS = 10_000;
 /** Slack when comparing a permuted mean with the observed one. */

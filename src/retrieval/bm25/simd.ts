@@ -12,106 +12,54 @@
  * list of row addresses for one call, then the rows, each padded to a multiple of 16 documents
  * (the padding stays 0, so the accumulator's padding stays 0 too).
  *
- * The module is assembled here byte by byte (no toolchain): one function
+ * The module is assembled with src/util/wasm.ts (byte by byte, no toolchain): one function
  *   add(acc: i32, list: i32, count: i32, bytes: i32)
  * which, for each 64-byte block i < bytes of the accumulator, loads four vectors, adds
  * rows list[0..count-1] at the same block in order, and stores them back.
  */
+import { ADD, BLOCK, br, brIf, compileOrNull, END, F32X4_ADD, GE_U, get, I32, i32c, i32load, LOOP, moduleBytes, set, SHL, V128, vload, vstore, type WasmFunction } from '../../util/wasm.js';
 
 /** Documents per block of the kernel (4 vectors of 4 float32). */
 export const SIMD_BLOCK_DOCS = 16;
 
-const I32 = 0x7f;
-const V128 = 0x7b;
+const [ACC, LIST, COUNT, BYTES, I, J, P] = [0, 1, 2, 3, 4, 5, 6];
+const V = [7, 8, 9, 10];
 
-/** Unsigned LEB128. */
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-/** Signed LEB128 (i32.const immediates). */
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
-
-function section(id: number, body: number[]): number[] {
-  return [id, ...uleb(body.length), ...body];
-}
-
-function moduleBytes(): Uint8Array<ArrayBuffer> {
+/** The kernel's one function (see the module comment). */
+function addFunction(): WasmFunction {
   // locals: params 0 acc, 1 list, 2 count, 3 bytes; 4 i, 5 j, 6 p (i32); 7..10 v0..v3 (v128)
-  const [ACC, LIST, COUNT, BYTES, I, J, P] = [0, 1, 2, 3, 4, 5, 6];
-  const V = [7, 8, 9, 10];
-  const get = (l: number) => [0x20, l];
-  const set = (l: number) => [0x21, l];
-  const i32c = (n: number) => [0x41, ...sleb(n)];
-  const add = [0x6a];
-  const vload = (offset: number) => [0xfd, 0x00, 0x04, ...uleb(offset)];
-  const vstore = (offset: number) => [0xfd, 0x0b, 0x04, ...uleb(offset)];
-  const f32x4add = [0xfd, 0xe4, 0x01];
   const code: number[] = [
-    0x02, 0x40, // block $done
-    0x03, 0x40, //  loop $outer
-    ...get(I), ...get(BYTES), 0x4f, 0x0d, 0x01, // if i >= bytes: br $done
-    ...get(ACC), ...get(I), ...add, ...set(P), // p = acc + i
+    ...BLOCK, // $done
+    ...LOOP, //  $outer
+    ...get(I), ...get(BYTES), ...GE_U, ...brIf(1), // if i >= bytes: br $done
+    ...get(ACC), ...get(I), ...ADD, ...set(P), // p = acc + i
     ...V.flatMap((v, k) => [...get(P), ...vload(16 * k), ...set(v)]),
     ...i32c(0), ...set(J),
-    0x02, 0x40, //   block $rows
-    0x03, 0x40, //    loop $row
-    ...get(J), ...get(COUNT), 0x4f, 0x0d, 0x01, // if j >= count: br $rows
+    ...BLOCK, //   $rows
+    ...LOOP, //    $row
+    ...get(J), ...get(COUNT), ...GE_U, ...brIf(1), // if j >= count: br $rows
     // p = load32(list + 4 j) + i
-    ...get(LIST), ...get(J), ...i32c(2), 0x74, ...add, 0x28, 0x02, 0x00, ...get(I), ...add, ...set(P),
-    ...V.flatMap((v, k) => [...get(v), ...get(P), ...vload(16 * k), ...f32x4add, ...set(v)]),
-    ...get(J), ...i32c(1), ...add, ...set(J),
-    0x0c, 0x00, //     br $row
-    0x0b, //    end loop
-    0x0b, //   end block
-    ...get(ACC), ...get(I), ...add, ...set(P),
+    ...get(LIST), ...get(J), ...i32c(2), ...SHL, ...ADD, ...i32load(0), ...get(I), ...ADD, ...set(P),
+    ...V.flatMap((v, k) => [...get(v), ...get(P), ...vload(16 * k), ...F32X4_ADD, ...set(v)]),
+    ...get(J), ...i32c(1), ...ADD, ...set(J),
+    ...br(0), //     $row
+    ...END, //    loop
+    ...END, //   block
+    ...get(ACC), ...get(I), ...ADD, ...set(P),
     ...V.flatMap((v, k) => [...get(P), ...get(v), ...vstore(16 * k)]),
-    ...get(I), ...i32c(64), ...add, ...set(I),
-    0x0c, 0x00, //  br $outer
-    0x0b, // end loop
-    0x0b, // end block
-    0x0b, // end function
+    ...get(I), ...i32c(64), ...ADD, ...set(I),
+    ...br(0), //  $outer
+    ...END, // loop
+    ...END, // block
   ];
-  const locals = [0x02, 0x03, I32, 0x04, V128];
-  const body = [...locals, ...code];
-  const fn = [...uleb(body.length), ...body];
-  const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [0x01, 0x60, 0x04, I32, I32, I32, I32, 0x00]),
-    ...section(2, [0x01, 0x01, 0x6d, 0x03, ...[...'mem'].map((c) => c.charCodeAt(0)), 0x02, 0x00, 0x01]),
-    ...section(3, [0x01, 0x00]),
-    ...section(7, [0x01, 0x03, ...[...'add'].map((c) => c.charCodeAt(0)), 0x00, 0x00]),
-    ...section(10, [0x01, ...fn]),
-  ];
-  return new Uint8Array(bytes);
+  return { name: 'add', params: [I32, I32, I32, I32], results: [], locals: [I32, I32, I32, V128, V128, V128, V128], code };
 }
 
 let compiled: WebAssembly.Module | null | undefined;
 
 /** The compiled kernel, or null where this runtime has no WebAssembly SIMD. */
 function kernel(): WebAssembly.Module | null {
-  if (compiled === undefined) {
-    const bytes = moduleBytes();
-    compiled = typeof WebAssembly === 'object' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
-  }
+  if (compiled === undefined) compiled = compileOrNull(moduleBytes([addFunction()]));
   return compiled;
 }
 

@@ -1,12 +1,12 @@
 /**
- * A minimal WebAssembly assembler for the SIMD kernels of src/stats (bootstrap-simd.ts,
- * randomization-simd.ts): modules are written here byte by byte (no toolchain, no dependency), as
- * src/retrieval/bm25/simd.ts writes its own. A module imports one memory, `m.mem`, and exports its
- * functions by name.
+ * A minimal WebAssembly assembler for the project's SIMD kernels (src/stats/bootstrap-simd.ts,
+ * src/stats/randomization-simd.ts, src/retrieval/bm25/simd.ts): modules are written byte by byte
+ * (no toolchain, no dependency). A module imports one memory, `m.mem`, and exports its functions
+ * by name.
  *
- * Only what the kernels use is here: integer, float64 and f64x2 instructions, all of them exact
- * IEEE 754 binary64 operations where they touch floats (WebAssembly never fuses a multiply and an
- * add, and rounds to nearest even), so a kernel can reproduce a JavaScript loop bit for bit.
+ * Only what the kernels use is here: integer, float32x4, float64 and f64x2 instructions, all of
+ * them exact IEEE 754 operations where they touch floats (WebAssembly never fuses a multiply and
+ * an add, and rounds to nearest even), so a kernel can reproduce a JavaScript loop bit for bit.
  */
 
 export const I32 = 0x7f;
@@ -101,8 +101,6 @@ export function compileOrNull(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Modul
   return typeof WebAssembly === 'object' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
 }
 
-/** Which loops a statistical test runs: the SIMD kernel where available ('auto'), or one of them. */
-export type Engine = 'auto' | 'simd' | 'js';
 
 // Instructions.
 export const get = (l: number) => [0x20, ...uleb(l)];
@@ -122,7 +120,7 @@ export const i64load = (offset: number) => [0x29, 0x03, ...uleb(offset)];
 export const i32store = (offset: number) => [0x36, 0x02, ...uleb(offset)];
 export const i64store = (offset: number) => [0x37, 0x03, ...uleb(offset)];
 export const f64store = (offset: number) => [0x39, 0x03, ...uleb(offset)];
-export const [EQZ, EQ, LT_S, GT_S, LT_U, LE_U, GE_S] = [[0x45], [0x46], [0x48], [0x4a], [0x49], [0x4d], [0x4e]];
+export const [EQZ, EQ, LT_S, GT_S, LT_U, LE_U, GE_S, GE_U] = [[0x45], [0x46], [0x48], [0x4a], [0x49], [0x4d], [0x4e], [0x4f]];
 export const [ADD, SUB, MUL, REM_U, AND, XOR, SHL, SHR_U] = [[0x6a], [0x6b], [0x6c], [0x70], [0x71], [0x73], [0x74], [0x76]];
 export const [I64AND, I64XOR, I64SHR_U, I64ROTL] = [[0x83], [0x85], [0x88], [0x89]];
 export const WRAP = [0xa7];
@@ -145,43 +143,5 @@ export const V128_AND = [0xfd, 0x4e];
 export const I32X4_SHR_U = [0xfd, 0xad, 0x01];
 export const I32X4_ADD = [0xfd, 0xae, 0x01];
 export const I32X4_MUL = [0xfd, 0xb5, 0x01];
-
-/**
- * The locals of {@link xoroshiroNext}: the state words s0, s1 and a scratch word x (i64), the mask
- * 0xffff0000ffffffff (i64, set by {@link xoroshiroLoad}) and the output (i32).
- */
-export interface XoroshiroLocals {
-  s0: number;
-  s1: number;
-  x: number;
-  mask: number;
-  out: number;
-}
-
-/**
- * Code: `out` = the next 32-bit output of xoroshiro128+ as pure-rand computes it (stream.ts), and
- * the state advanced. With the 64-bit words s0 = s00:s01 and s1 = s10:s11 (high word first;
- * pure-rand's state order is [s01, s00, s11, s10], so the four words as little-endian memory are
- * s0 then s1), an output is the wrapped sum of the two high words, then x = s0 ^ s1,
- * s0 = rotl(s0, 24) ^ x ^ rotl(rotl(x, 32) << 16, 32) and s1 = rotl(x, 37); the middle term is
- * rotl(x, 16) with bits 32 … 47 cleared, i.e. rotl(x, 16) & mask.
- */
-export function xoroshiroNext(l: XoroshiroLocals): number[] {
-  return [
-    ...get(l.s0), ...i64c(32n), ...I64SHR_U, ...WRAP, ...get(l.s1), ...i64c(32n), ...I64SHR_U, ...WRAP, ...ADD, ...set(l.out),
-    ...get(l.s1), ...get(l.s0), ...I64XOR, ...set(l.x),
-    ...get(l.s0), ...i64c(24n), ...I64ROTL, ...get(l.x), ...I64XOR,
-    ...get(l.x), ...i64c(16n), ...I64ROTL, ...get(l.mask), ...I64AND, ...I64XOR, ...set(l.s0),
-    ...get(l.x), ...i64c(37n), ...I64ROTL, ...set(l.s1),
-  ];
-}
-
-/** Code: the state words from memory at `at` (s0) and at + 8 (s1), and the mask. */
-export function xoroshiroLoad(l: XoroshiroLocals, at: number): number[] {
-  return [...i32c(0), ...i64load(at), ...set(l.s0), ...i32c(0), ...i64load(at + 8), ...set(l.s1), ...i64c(0xffff0000ffffffffn), ...set(l.mask)];
-}
-
-/** Code: the state words back to memory at `at` and at + 8. */
-export function xoroshiroStore(l: XoroshiroLocals, at: number): number[] {
-  return [...i32c(0), ...get(l.s0), ...i64store(at), ...i32c(0), ...get(l.s1), ...i64store(at + 8)];
-}
+export const vstore = (offset: number) => [0xfd, 0x0b, 0x04, ...uleb(offset)];
+export const F32X4_ADD = [0xfd, 0xe4, 0x01];
