@@ -7,6 +7,7 @@
  * (the bundled GloVe MaxSim scorer through the cross-encoder path; tiny random-weight BERT and
  * Qwen3-shaped models through the real transformers.js path).
  */
+import { env } from '@huggingface/transformers';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +25,7 @@ import type { RerankPair } from '../src/rerank/types.js';
 let root: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'skillret-batch-inv-'));
-  configureTransformersEnv({ offline: true, cacheDir: join(root, 'cache'), modelsDir: modelsDir() });
+  configureTransformersEnv({ offline: true, cacheDir: join(root, 'cache'), modelsDir: modelsDir() }, env);
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
-import { hubCacheFolder, resolveModel } from '../src/models/resolve.js';
+import { configureTransformersEnv, hubCacheFolder, resolveModel } from '../src/models/resolve.js';
 import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
 import { UserError } from '../src/core/errors.js';
 import { env } from '@huggingface/transformers';
@@ -68,6 +68,8 @@ describe('resolveModel', () => {
       ref: 'org/other',
     });
     expect(resolveModel('org/other@v1.2', o)).toMatchObject({ source: 'hub', location: 'org/other', revision: 'v1.2', folder: join(root, 'cache', 'hf', 'org', 'other', 'v1.2') });
+    // the loaders point transformers.js at the same folders
+    configureTransformersEnv(o, env);
     expect(env.cacheDir).toBe(join(root, 'cache', 'hf'));
     expect(env.allowRemoteModels).toBe(true);
     expect(env.localModelPath).toBe(models);
@@ -88,6 +90,7 @@ describe('resolveModel', () => {
     expect(e.message).toContain('"BAAI/bge-small-en-v1.5@abc123"');
     expect(e.message).toContain(`in ${folder}`);
     expect(e.message).not.toContain('\n');
+    configureTransformersEnv(o, env);
     expect(env.allowRemoteModels).toBe(false);
     // The environment forces offline even when the flag is off.
     for (const v of ['SKILLRET_OFFLINE', 'HF_HUB_OFFLINE']) {

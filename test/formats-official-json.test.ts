@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../src/core/errors.js';
-import { readOfficialJson } from '../src/formats/official-json.js';
+import { formatOfficialResult, readOfficialJson } from '../src/formats/official-json.js';
+import type { Run } from '../src/core/types.js';
+import { roundHalfEven } from '../src/metrics/round.js';
+import { trecOrder } from '../src/metrics/rank.js';
+import { seededUniform } from './helpers/tiny-models.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skillret-metrics-json-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,5 +52,52 @@ describe('readOfficialJson', () => {
     expect(err).toBeInstanceOf(UserError);
     expect((err as Error).message.startsWith(`${p}: `)).toBe(true);
     expect((err as Error).message).toMatch(msg);
+  });
+});
+
+describe('formatOfficialResult', () => {
+  /** What JSON.stringify of the objects gives (right wherever no id looks like an integer). */
+  function viaObjects(split: string, aggregate: Record<string, number>, ks: number[], run: Run, order: string[]): string {
+    const metrics: Record<string, number> = {};
+    for (const m of ['NDCG', 'MAP', 'Recall', 'Precision', 'Completeness'])
+      for (const k of ks) if (aggregate[`${m}@${k}`] !== undefined) metrics[`${m}@${k}`] = roundHalfEven(aggregate[`${m}@${k}`]!, 5);
+    const retrieval: Record<string, Record<string, number>> = {};
+    for (const q of order) {
+      const docs: Record<string, number> = {};
+      for (const d of trecOrder(run.get(q) ?? [])) docs[d.docId] = d.score;
+      retrieval[q] = docs;
+    }
+    return JSON.stringify({ metrics: { [split]: metrics }, retrieval: { [split]: retrieval } }, null, 2) + '\n';
+  }
+
+  it('writes what JSON.stringify writes (2-space indent), for any ids, scores and rankings', () => {
+    const u = seededUniform(5);
+    const ids = ['s-1', 'a"quote', 'back\\slash', 'uni-é漢😀', 'ctl\u0001\u001f', 'line\nbreak', '\u2028sep', 'x'.repeat(40)];
+    for (let t = 0; t < 60; t++) {
+      const run: Run = new Map();
+      const order: string[] = [];
+      const nq = Math.floor((u() + 1) * 6);
+      for (let q = 0; q < nq; q++) {
+        const qid = q % 3 === 0 ? `q-${q}` : `q"${q}é`;
+        order.push(qid);
+        if (u() < -0.7) continue; // missing from the run: {}
+        const docs = ids.filter(() => u() > -0.3).map((docId) => ({ docId, score: [0, -0, 1e-7, 2.5e21, Math.fround(u() * 30), Math.round(u() * 3)][Math.floor((u() + 1) * 3)]! }));
+        run.set(qid, u() > 0 ? docs : [...docs].reverse());
+      }
+      if (t % 7 === 0 && order.length > 0) order.push(order[0]!); // listed twice: once in the file
+      const aggregate: Record<string, number> = t % 5 === 0 ? {} : { 'NDCG@5': u(), 'Recall@10': 0.123456789, 'MAP@5': 1, 'Completeness@10': 1e-6 };
+      const ks = t % 2 ? [5, 10] : [5];
+      const got = formatOfficialResult(t % 3 ? 'test' : 'te"st', aggregate, ks, run, order);
+      expect(got).toBe(viaObjects(t % 3 ? 'test' : 'te"st', aggregate, ks, run, order));
+    }
+    expect(formatOfficialResult('test', {}, [5], new Map(), [])).toBe(viaObjects('test', {}, [5], new Map(), []));
+  });
+
+  it('keeps trec_eval order where an id looks like an integer (an object would sort those first)', () => {
+    const run: Run = new Map([['7', [{ docId: 'b', score: 1 }, { docId: '10', score: 3 }, { docId: '2', score: 2 }]], ['q', []]]);
+    const text = formatOfficialResult('test', {}, [5], run, ['q', '7']);
+    expect([...text.matchAll(/^ {8}"([^"]+)"/gm)].map((m) => m[1])).toEqual(['10', '2', 'b']);
+    expect([...text.matchAll(/^ {6}"([^"]+)"/gm)].map((m) => m[1])).toEqual(['q', '7']);
+    expect(JSON.parse(text)).toEqual({ metrics: { test: {} }, retrieval: { test: { q: {}, 7: { 10: 3, 2: 2, b: 1 } } } });
   });
 });

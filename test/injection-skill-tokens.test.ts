@@ -5,7 +5,7 @@
  * counted; the count cache is filled by the workers and answers them on the next run; a skills file
  * changed since loading is one clear error. The worker is the compiled one (dist/): build first.
  */
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { loadDataset } from '../src/data/dataset.js';
 import { fileDocSource } from '../src/data/doc-store.js';
 import { countSkillTokensOnWorkers } from '../src/injection/count-workers.js';
 import { SkillTokenCounts } from '../src/injection/skill-tokens.js';
-import { TokenCountCache, textHash } from '../src/injection/token-cache.js';
+import { CorpusTokenCounts, TokenCountCache, textHash } from '../src/injection/token-cache.js';
 import { countTokens } from '../src/injection/tokens.js';
 import { cleanupTemp, makeDataset } from './fixtures/data/make-dataset.js';
 
@@ -108,5 +108,50 @@ describe('SKILL.md token counts on worker threads', () => {
     const p = countSkillTokensOnWorkers(source, ds.skills.map((_, i) => i), 2, null, 300);
     await expect(p).rejects.toBeInstanceOf(UserError);
     await expect(countSkillTokensOnWorkers(source, [0], 1, null)).rejects.toThrow(/changed while the run was reading it/);
+  });
+});
+
+describe("a corpus's own counts", () => {
+  it('answer a warm run without reading or hashing a SKILL.md, and only for the same skills file, field and skills', async () => {
+    const { ds, source } = await load();
+    const ids = ds.skills.map((s) => s.id);
+    const dir = join(cacheDir, 'corpus');
+    const key = { skillsSha256: ds.files.find((f) => f.role === 'skills')!.sha256, skillMdField: undefined, ids };
+    const read: number[] = [];
+    const make = (corpus: CorpusTokenCounts, threads = 0) =>
+      new SkillTokenCounts({ ids, skillMd: (i) => (read.push(i), ds.skills[i]!.skillMd), source, cache: TokenCountCache.open(dir, true), corpus, threads, minParallelBytes: 0 });
+    const first = make(CorpusTokenCounts.open(dir, true, key), 2);
+    await first.prepare(runOf(ids));
+    first.save();
+    const files = readdirSync(join(dir, 'tokens', 'by-corpus'));
+    expect(files).toHaveLength(1);
+    // warm: the run's skills come from the corpus counts, nothing is read
+    read.length = 0;
+    const warm = make(CorpusTokenCounts.open(dir, true, key));
+    await warm.prepare(runOf(ids));
+    for (const i of [0, 5, 14, 24]) expect(warm.get(ids[i]!)).toBe(countTokens(ds.skills[i]!.skillMd));
+    expect(read).toEqual([]);
+    expect(warm.get(ids[30]!)).toBe(countTokens(ds.skills[30]!.skillMd)); // outside the first run: counted now
+    expect(read).toEqual([30]);
+    warm.save();
+    // a forged count proves they are what answers
+    const file = join(dir, 'tokens', 'by-corpus', files[0]!);
+    const doc = { version: 1, counts: ids.map((_, i) => (i === 3 ? 4242 : -1)) };
+    writeFileSync(file, JSON.stringify(doc));
+    expect(make(CorpusTokenCounts.open(dir, true, key)).get(ids[3]!)).toBe(4242);
+    // another skills file, field or skill list: other counts
+    expect(CorpusTokenCounts.open(dir, true, { ...key, skillsSha256: '0'.repeat(64) }).counts.every((n) => n === -1)).toBe(true);
+    expect(CorpusTokenCounts.open(dir, true, { ...key, skillMdField: 'body' }).counts.every((n) => n === -1)).toBe(true);
+    expect(CorpusTokenCounts.open(dir, true, { ...key, ids: [...ids].reverse() }).counts.every((n) => n === -1)).toBe(true);
+    // a file that does not fit, or does not parse, is ignored
+    for (const bad of ['{"version":1,"counts":[1,2]}', '{"version":2,"counts":' + JSON.stringify(doc.counts) + '}', 'not json', '{"version":1,"counts":[' + ids.map(() => '1.5').join(',') + ']}']) {
+      writeFileSync(file, bad);
+      expect(CorpusTokenCounts.open(dir, true, key).counts.every((n) => n === -1)).toBe(true);
+    }
+    // off with the cache: nothing written
+    const off = CorpusTokenCounts.open(join(cacheDir, 'off'), false, key);
+    off.counts[0] = 7;
+    off.save();
+    expect(() => readdirSync(join(cacheDir, 'off'))).toThrow();
   });
 });

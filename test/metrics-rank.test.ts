@@ -1,6 +1,6 @@
 /** trec_eval's ranking rule: score descending, ties by doc id descending in UTF-8 byte order. */
 import { describe, expect, it } from 'vitest';
-import { compareUtf8, trecOrder } from '../src/metrics/rank.js';
+import { compareTrec, compareUtf8, trecOrder } from '../src/metrics/rank.js';
 
 const ids = (docs: { docId: string }[]) => docs.map((d) => d.docId);
 
@@ -76,5 +76,24 @@ describe('trecOrder', () => {
 
   it('treats 0 and -0 as the same score', () => {
     expect(ids(trecOrder([{ docId: 'a', score: -0 }, { docId: 'b', score: 0 }]))).toEqual(['b', 'a']);
+  });
+});
+
+describe('trecOrder on rankings already in order', () => {
+  it('gives what sorting gives, as a new array, whether or not the input is in order', () => {
+    let seed = 9;
+    const r = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let t = 0; t < 300; t++) {
+      const docs = Array.from({ length: Math.floor(r() * 12) }, (_, i) => ({ docId: `d${Math.floor(r() * 30)}-${i}`, score: Math.floor(r() * 4) / 2 }));
+      const want = [...docs].sort(compareTrec);
+      for (const input of [docs, want, [...want].reverse()]) {
+        const got = trecOrder(input);
+        expect(got).toEqual(want);
+        expect(got).not.toBe(input);
+      }
+    }
+    const tied = [{ docId: 'b', score: 1 }, { docId: 'a', score: 1 }]; // in order: equal scores, larger id first
+    expect(ids(trecOrder(tied))).toEqual(['b', 'a']);
+    expect(ids(trecOrder([...tied].reverse()))).toEqual(['b', 'a']);
   });
 });

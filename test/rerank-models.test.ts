@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Tensor } from '@huggingface/transformers';
+import { env, Tensor } from '@huggingface/transformers';
 import type { Run } from '../src/core/types.js';
 import { configureTransformersEnv } from '../src/models/resolve.js';
 import type { StageContext } from '../src/core/context.js';
@@ -26,7 +26,7 @@ import { buildTinyCrossEncoder, buildTinyDecoder, QWEN_ADDED, TINY_WORDS, type T
 let root: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'skillret-rerank-models-'));
-  configureTransformersEnv({ offline: true, cacheDir: join(root, 'cache'), modelsDir: join(root, 'models') });
+  configureTransformersEnv({ offline: true, cacheDir: join(root, 'cache'), modelsDir: join(root, 'models') }, env);
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

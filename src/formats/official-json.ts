@@ -118,11 +118,36 @@ export function formatOfficialResult(
       const v = aggregate[`${m}@${k}`];
       if (v !== undefined) metrics[`${m}@${k}`] = roundHalfEven(v, 5);
     }
-  const retrieval: Record<string, Record<string, number>> = {};
-  for (const qid of queryOrder) {
-    const docs: Record<string, number> = {};
-    for (const d of trecOrder(run.get(qid) ?? [])) docs[d.docId] = d.score;
-    retrieval[qid] = docs;
+  // Written here rather than by JSON.stringify of objects: the same text (2-space indent), keys in
+  // insertion order even where an id looks like an integer (an object would put those first), and
+  // no object per query.
+  const out: string[] = ['{\n  "metrics": {\n    ', JSON.stringify(split), ': '];
+  const metricKeys = Object.keys(metrics);
+  if (metricKeys.length === 0) out.push('{}');
+  else out.push('{\n', metricKeys.map((k) => `      ${JSON.stringify(k)}: ${jsonNumber(metrics[k]!)}`).join(',\n'), '\n    }');
+  out.push('\n  },\n  "retrieval": {\n    ', JSON.stringify(split), ': ');
+  const seen = new Set<string>();
+  const queries = queryOrder.filter((q) => !seen.has(q) && (seen.add(q), true));
+  if (queries.length === 0) out.push('{}');
+  else {
+    out.push('{\n');
+    queries.forEach((qid, i) => {
+      if (i > 0) out.push(',\n');
+      out.push('      ', JSON.stringify(qid), ': ');
+      // as an object would hold them: a key once, where it first came, with its last value
+      const docs = new Map<string, number>();
+      for (const d of trecOrder(run.get(qid) ?? [])) docs.set(d.docId, d.score);
+      const lines: string[] = [];
+      for (const [id, score] of docs) lines.push(`        ${JSON.stringify(id)}: ${jsonNumber(score)}`);
+      out.push(lines.length === 0 ? '{}' : `{\n${lines.join(',\n')}\n      }`);
+    });
+    out.push('\n    }');
   }
-  return JSON.stringify({ metrics: { [split]: metrics }, retrieval: { [split]: retrieval } }, null, 2) + '\n';
+  out.push('\n  }\n}\n');
+  return out.join('');
+}
+
+/** A number as JSON.stringify writes it (null for a non-finite one). */
+function jsonNumber(x: number): string {
+  return Number.isFinite(x) ? String(x) : 'null';
 }

@@ -103,13 +103,18 @@ function orderQueries(run: Run, queryOrder: readonly string[] | undefined): stri
 export function formatTrecRun(run: Run, tag: string, queryOrder?: readonly string[]): string {
   if (!/^\S+$/.test(tag)) throw new UserError(`TREC run: tag ${quote(tag)} must be non-empty and without whitespace`);
   const parts: string[] = [];
+  const okIds = new Set<string>(); // doc ids already checked
   for (const qid of orderQueries(run, queryOrder)) {
     checkToken(qid, 'query id');
     const ranked: ScoredDoc[] = trecOrder(run.get(qid)!);
     const ids = new Set<string>();
+    const head = `${qid} Q0 `;
     for (let i = 0; i < ranked.length; i++) {
       const d = ranked[i]!;
-      checkToken(d.docId, `query ${quote(qid)}: doc id`);
+      if (!okIds.has(d.docId)) {
+        checkToken(d.docId, `query ${quote(qid)}: doc id`);
+        okIds.add(d.docId);
+      }
       if (!Number.isFinite(d.score)) {
         throw new UserError(`TREC run: query ${quote(qid)}: doc ${quote(d.docId)}: score is not a finite number (${String(d.score)})`);
       }
@@ -117,7 +122,7 @@ export function formatTrecRun(run: Run, tag: string, queryOrder?: readonly strin
         throw new UserError(`TREC run: query ${quote(qid)}: doc ${quote(d.docId)} appears more than once`);
       }
       ids.add(d.docId);
-      parts.push(`${qid} Q0 ${d.docId} ${i + 1} ${String(d.score)} ${tag}\n`);
+      parts.push(`${head}${d.docId} ${i + 1} ${String(d.score)} ${tag}\n`);
     }
   }
   return parts.join('');

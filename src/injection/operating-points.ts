@@ -54,6 +54,8 @@ interface QueryView {
   gold: Set<string>;
   /** cumulative tokens: cum[i] = tokens of ranked[0..i]. */
   cum: number[];
+  /** hits[m] = gold skills among the first m of `ranked` (m = 0 … ranked.length). */
+  hits: Int32Array;
 }
 
 /**
@@ -68,9 +70,13 @@ export function operatingPoints(run: Run, qrels: Qrels, tokens: (docId: string) 
     if (gold.size === 0) continue;
     const ranked = trecOrder(run.get(qid) ?? []);
     const cum: number[] = [];
+    const hits = new Int32Array(ranked.length + 1);
     let t = 0;
-    for (const d of ranked) cum.push((t += tokens(d.docId)));
-    views.push({ ranked, gold, cum });
+    ranked.forEach((d, i) => {
+      cum.push((t += tokens(d.docId)));
+      hits[i + 1] = hits[i]! + (gold.has(d.docId) ? 1 : 0);
+    });
+    views.push({ ranked, gold, cum, hits });
   }
   const n = views.length;
   /** Mean point when query v injects its first cut(v) skills. */
@@ -82,8 +88,7 @@ export function operatingPoints(run: Run, qrels: Qrels, tokens: (docId: string) 
     let tok = 0;
     for (const v of views) {
       const m = cut(v);
-      let hits = 0;
-      for (let i = 0; i < m; i++) if (v.gold.has(v.ranked[i]!.docId)) hits++;
+      const hits = v.hits[m]!;
       recall += hits / v.gold.size;
       if (hits === v.gold.size) complete++;
       if (hits === 0) none++;
@@ -97,7 +102,8 @@ export function operatingPoints(run: Run, qrels: Qrels, tokens: (docId: string) 
   const N = Math.max(0, ...views.map((v) => v.ranked.length));
   const top_k = Array.from({ length: N }, (_, i) => ({ k: i + 1, ...point((v) => Math.min(i + 1, v.ranked.length)) }));
 
-  const pooled = views.flatMap((v) => v.ranked.map((d) => d.score)).sort((a, b) => a - b);
+  // A typed array sorts numbers without a comparator (-0 before +0, which no threshold tells apart).
+  const pooled = Float64Array.from(views.flatMap((v) => v.ranked.map((d) => d.score))).sort();
   const threshold = pooled.length
     ? THRESHOLD_QUANTILES.map((q) => {
         const t = quantileSorted(pooled, q);

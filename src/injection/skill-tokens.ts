@@ -6,12 +6,13 @@
  * (count-workers.ts, each reading its records from the skills file) when their records hold at
  * least `MIN_PARALLEL_BYTES`, else in process; `get` then answers synchronously. Counts go through
  * the count cache (token-cache.ts) either way, and are those of `countTokens` whatever the path
- * (tested).
+ * (tested). With the corpus's own counts (`corpus`), a skill they hold is neither read nor hashed:
+ * a warm rerun reads no SKILL.md.
  */
 import { availableParallelism } from 'node:os';
 import type { Run } from '../core/types.js';
 import type { DocSource } from '../core/stages.js';
-import type { TokenCountCache } from './token-cache.js';
+import type { CorpusTokenCounts, TokenCountCache } from './token-cache.js';
 import { countSkillTokensOnWorkers } from './count-workers.js';
 
 /** Below this many record bytes to count, one thread is faster than starting workers (each builds its own encoder). */
@@ -31,6 +32,8 @@ export interface SkillTokenOptions {
   /** The skills file's records (the worker path; without it every count is made in process). */
   source?: DocSource;
   cache: TokenCountCache;
+  /** This corpus's counts by skill (token-cache.ts): what they hold is not counted again, and `save` writes what was counted. */
+  corpus?: CorpusTokenCounts;
   /** Worker threads (0 = in process). Default `defaultCountThreads()`. Counts do not depend on it. */
   threads?: number;
   /** Default `MIN_PARALLEL_BYTES`. */
@@ -46,6 +49,10 @@ export class SkillTokenCounts {
   constructor(private readonly opts: SkillTokenOptions) {
     opts.ids.forEach((id, i) => this.at.set(id, i));
     this.counts = new Int32Array(opts.ids.length).fill(-1);
+    if (opts.corpus) {
+      if (opts.corpus.counts.length !== opts.ids.length) throw new RangeError(`${opts.ids.length} ids for corpus counts of ${opts.corpus.counts.length} skills`);
+      this.counts.set(opts.corpus.counts);
+    }
     if (opts.source && opts.source.ids.length !== opts.ids.length) throw new RangeError(`${opts.ids.length} ids for a source of ${opts.source.ids.length} records`);
   }
 
@@ -90,6 +97,14 @@ export class SkillTokenCounts {
       else if (h !== undefined) cache.record(h, n);
       this.counts[i] = n;
     });
+  }
+
+  /** Writes the counts made so far to the corpus counts (a no-op without them or when nothing is new). */
+  save(): void {
+    const corpus = this.opts.corpus;
+    if (!corpus) return;
+    corpus.counts.set(this.counts);
+    corpus.save();
   }
 
   /** Tokens of the SKILL.md of skill `id` (counted now when `prepare` did not; 0 for an id outside the corpus: the empty text). */

@@ -99,3 +99,64 @@ export class TokenCountCache {
     this.dirty = false;
   }
 }
+
+/** What a corpus's counts are keyed by: the skills file's bytes, the SKILL.md field and the skills in order. */
+export interface CorpusKey {
+  /** SHA-256 of the skills file. */
+  skillsSha256: string;
+  /** The field read as SKILL.md (undefined: the default). */
+  skillMdField: string | undefined;
+  /** The skills counted, in the order of the counts. */
+  ids: readonly string[];
+}
+
+/**
+ * The counts of one corpus by skill, so that a warm rerun neither reads nor hashes a SKILL.md:
+ * `<cacheDir>/tokens/by-corpus/<key>.json` holds `{"version": 1, "counts": [...]}`, one count per
+ * skill of `ids` (-1: not counted yet), for the skills file of that SHA-256 read with that field
+ * (a skill's SKILL.md text is a function of those, so entries never go stale). A file that does
+ * not parse or does not fit is ignored (counted again and rewritten). Off when the cache is.
+ */
+export class CorpusTokenCounts {
+  private saved: string;
+
+  private constructor(
+    private readonly file: string | undefined,
+    /** Per skill: its count, -1 when not known. */
+    readonly counts: Int32Array,
+  ) {
+    this.saved = this.text();
+  }
+
+  static open(cacheDir: string, useCache: boolean, key: CorpusKey): CorpusTokenCounts {
+    const counts = new Int32Array(key.ids.length).fill(-1);
+    if (!useCache) return new CorpusTokenCounts(undefined, counts);
+    const name = createHash('sha256').update(`skillret-corpus-tokens\u0000cl100k_base-v1\u0000${key.skillsSha256}\u0000${key.skillMdField ?? ''}\u0000${key.ids.join('\n')}`, 'utf8').digest('hex');
+    const file = join(cacheDir, 'tokens', 'by-corpus', `${name}.json`);
+    if (existsSync(file)) {
+      try {
+        const doc = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown; counts?: unknown };
+        const got = doc.counts;
+        if (doc.version === 1 && Array.isArray(got) && got.length === counts.length && got.every((n) => Number.isSafeInteger(n) && n >= -1 && n < 2 ** 31)) {
+          counts.set(got as number[]);
+        }
+      } catch {
+        // unreadable: count again
+      }
+    }
+    return new CorpusTokenCounts(file, counts);
+  }
+
+  private text(): string {
+    return `{"version":1,"counts":[${this.counts.join(',')}]}\n`;
+  }
+
+  /** Writes the counts (atomically) when they changed since opening or the last save. */
+  save(): void {
+    if (this.file === undefined) return;
+    const t = this.text();
+    if (t === this.saved) return;
+    writeFileAtomic(this.file, t);
+    this.saved = t;
+  }
+}

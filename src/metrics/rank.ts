@@ -84,7 +84,10 @@ export function trecOrderRows(order: Int32Array, r0: number, n: number, score: F
  * `evaluate` reject NaN and infinities).
  */
 export function trecOrder(docs: readonly ScoredDoc[]): ScoredDoc[] {
-  return [...docs].sort(compareTrec);
+  // A ranking already in that order (what every stage hands on) is only copied.
+  let sorted = true;
+  for (let i = 1; i < docs.length && sorted; i++) sorted = compareTrec(docs[i - 1]!, docs[i]!) <= 0;
+  return sorted ? docs.slice() : [...docs].sort(compareTrec);
 }
 
 /**

@@ -15,7 +15,6 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
-import { env } from '@huggingface/transformers';
 import { UserError } from '../core/errors.js';
 import { urlCredentialProblem } from '../util/secrets.js';
 import { offlineFromEnv } from '../util/paths.js';
@@ -77,7 +76,20 @@ export function isOffline(o: Pick<ModelLocationOptions, 'offline'>): boolean {
   return o.offline || offlineFromEnv();
 }
 
-export function configureTransformersEnv(o: ModelLocationOptions): void {
+/** The settings of transformers.js's `env` that loading a model here depends on. */
+export interface TransformersEnv {
+  cacheDir: string | null;
+  useFSCache: boolean;
+  useBrowserCache: boolean;
+  allowLocalModels: boolean;
+  localModelPath: string;
+  allowRemoteModels: boolean;
+  remoteHost: string;
+  remotePathTemplate: string;
+}
+
+/** Points transformers.js (its `env`, passed by the loader that imports it) at the project's folders and hub. */
+export function configureTransformersEnv(o: ModelLocationOptions, env: TransformersEnv): void {
   env.cacheDir = join(resolvePath(o.cacheDir), 'hf');
   env.useFSCache = true;
   env.useBrowserCache = false;
@@ -97,7 +109,7 @@ function isDir(p: string): boolean {
 }
 
 /**
- * Resolves a model reference and configures transformers.js accordingly.
+ * Resolves a model reference (the loaders configure transformers.js: `configureTransformersEnv`).
  * Offline with a hub model whose `config.json` is not in the cache: UserError naming the
  * model and the folder to fill (the remaining files are checked by the loader, see
  * `assertHubFilesPresent`).
@@ -105,7 +117,6 @@ function isDir(p: string): boolean {
 export function resolveModel(ref: string, o: ModelLocationOptions): ResolvedModel {
   const trimmed = ref.trim();
   if (trimmed === '') throw new UserError('model: empty model reference');
-  configureTransformersEnv(o);
 
   const asPath = resolvePath(trimmed);
   if (existsSync(join(asPath, 'config.json'))) {

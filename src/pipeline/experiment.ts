@@ -26,7 +26,7 @@ import { assertAllowedOffline } from '../remote/endpoint.js';
 import { offlineFromEnv } from '../util/paths.js';
 import { firstStageWithStrategy, rerankWithStrategy, strategyOf } from './query-strategy.js';
 import { operatingPoints, type OperatingPoints } from '../injection/operating-points.js';
-import { TokenCountCache } from '../injection/token-cache.js';
+import { CorpusTokenCounts, TokenCountCache } from '../injection/token-cache.js';
 import { SkillTokenCounts } from '../injection/skill-tokens.js';
 import { strategyBaseline, type StrategyBaseline } from './strategy-pairs.js';
 import { faultPoint } from '../util/fault.js';
@@ -174,16 +174,20 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   // Injection operating points: cl100k_base tokens of each injected skill's SKILL.md text, each
   // skill read and counted once (on worker threads when a run brings many new ones).
   const tokenCounts = TokenCountCache.open(ctx.cacheDir, ctx.useCache);
+  const skillIds = dataset.skills.map((s) => s.id);
+  const skillsFile = dataset.files.find((f) => f.role === 'skills')!;
   const skillTokens = new SkillTokenCounts({
-    ids: dataset.skills.map((s) => s.id),
+    ids: skillIds,
     skillMd: (i) => dataset.skills[i]!.skillMd,
     ...(docs.source ? { source: docs.source } : {}),
     cache: tokenCounts,
+    corpus: CorpusTokenCounts.open(ctx.cacheDir, ctx.useCache, { skillsSha256: skillsFile.sha256, skillMdField: config.dataset.skill_md_field, ids: skillIds }),
   });
   const injection = async (run: Run) => {
     await skillTokens.prepare(run);
     const points = operatingPoints(run, dataset.qrels, (id) => skillTokens.get(id), config.operating_points.completeness);
     tokenCounts.save();
+    skillTokens.save();
     return points;
   };
 

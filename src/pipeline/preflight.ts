@@ -15,10 +15,8 @@ import { UserError } from '../core/errors.js';
 import type { Config } from './config.js';
 import { fsErrorText, notADirProblem, writableDirProblem } from '../util/dirs.js';
 import { modelsDir } from '../util/paths.js';
-import { GLOVE_EMBEDDER_NAME, GLOVE_RERANKER_NAME, gloveEmbedderDir, gloveRerankerDir } from '../models/glove/names.js';
-import { gloveModelComplete } from '../models/glove/convert.js';
-import { USE_LITE_NAME, useLiteDir } from '../models/use-lite/names.js';
-import { useLiteModelComplete } from '../models/use-lite/convert.js';
+import { GLOVE_EMBEDDER_NAME, GLOVE_RERANKER_NAME, gloveEmbedderDir, gloveModelComplete, gloveRerankerDir } from '../models/glove/names.js';
+import { USE_LITE_NAME, useLiteDir, useLiteModelComplete } from '../models/use-lite/names.js';
 
 /**
  * Cache subfolders the stages write (BM25, embeddings, embedder facts, exact dense search, dense stage outputs, HNSW,

@@ -14,18 +14,15 @@ import { UserError } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { trecOrder } from '../metrics/rank.js';
 import { gloveRerankerDir } from '../models/glove/names.js';
-import { assertHubFilesPresent, describeModel, resolveModel } from '../models/resolve.js';
+import { assertHubFilesPresent, configureTransformersEnv, describeModel, resolveModel } from '../models/resolve.js';
 import type { StageContext } from '../core/context.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 import { modelsDir } from '../util/paths.js';
-import { loadCrossEncoder } from './cross-encoder.js';
 import { WindowedReranker } from './windowed-reranker.js';
-import { configDtype, loadModelConfig } from './model-config.js';
 import { requiredFiles } from './model-files.js';
 import { modelFingerprint } from './model-fingerprint.js';
 import { defaultThreads } from './session-options.js';
 import { checkDtype } from '../models/dtype.js';
-import { loadQwen3 } from './qwen3.js';
 import { ScoreCache } from './score-cache.js';
 import { DEFAULT_CONCURRENCY, resolveRerankerSpec } from './spec.js';
 import { createRemoteReranker } from './remote.js';
@@ -57,12 +54,21 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
     ref = gloveRerankerDir(models);
   }
   let resolved;
+  const loc = { offline: ctx.offline, cacheDir: ctx.cacheDir, modelsDir: models };
   try {
-    resolved = resolveModel(ref, { offline: ctx.offline, cacheDir: ctx.cacheDir, modelsDir: models });
+    resolved = resolveModel(ref, loc);
   } catch (e) {
     if (e instanceof UserError) throw new UserError(`reranker "${r.id}": ${e.message}`);
     throw e;
   }
+  // transformers.js and the loaders only now: a run without a model reranker never loads them.
+  const [{ env }, { configDtype, loadModelConfig }, { loadCrossEncoder }, { loadQwen3 }] = await Promise.all([
+    import('@huggingface/transformers'),
+    import('./model-config.js'),
+    import('./cross-encoder.js'),
+    import('./qwen3.js'),
+  ]);
+  configureTransformersEnv(loc, env);
   // Explicit, preset, else what the model's config asks transformers.js for, else fp32.
   let dtype = r.dtype;
   if (dtype === undefined) {

@@ -6,9 +6,10 @@
  */
 import { modelsDir as defaultModelsDir } from '../../util/paths.js';
 import { writeFolderAtomic } from '../atomic-folder.js';
-import { markedComplete, writeCompletionMarker } from '../completion-marker.js';
+import { writeCompletionMarker } from '../completion-marker.js';
 import { writeMaxSim } from './maxsim.js';
 import {
+  gloveModelComplete,
   GLOVE_COMPLETE_MARKER,
   GLOVE_CONVERTER_VERSION,
   GLOVE_EMBEDDER_NAME,
@@ -20,7 +21,7 @@ import { expectedSifDirection, sifTable, sifWeights, unitTable } from './sif.js'
 import { writeStaticEmbedder } from './static-embedder.js';
 import { loadWinkEmbeddings, winkJsonPath, winkVersion, wordVectorsFromWink, type WinkEmbeddings, type WordVectors } from './vectors.js';
 
-export { GLOVE_EMBEDDER_NAME, GLOVE_RERANKER_NAME, gloveEmbedderDir, gloveRerankerDir } from './names.js';
+export { GLOVE_EMBEDDER_NAME, GLOVE_RERANKER_NAME, gloveEmbedderDir, gloveModelComplete, gloveRerankerDir } from './names.js';
 
 export interface GloveModelPaths {
   embedder: string;
@@ -39,11 +40,6 @@ export interface GloveBuildReport extends GloveModelPaths {
 
 export interface GloveLog {
   log: (s: string) => void;
-}
-
-/** true when `dir` holds a complete model named `name` from the current converter version. */
-export function gloveModelComplete(dir: string, name: string): boolean {
-  return markedComplete(dir, GLOVE_COMPLETE_MARKER, name, GLOVE_CONVERTER_VERSION);
 }
 
 function writeMarker(dir: string, name: string, source: string, words: number): number {

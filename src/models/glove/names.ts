@@ -3,6 +3,7 @@
  * from the converter so retrieval code can refer to them without loading conversion code.
  */
 import { join } from 'node:path';
+import { markedComplete } from '../completion-marker.js';
 
 /** Static SIF-weighted GloVe word-vector embedder (not a transformer). */
 export const GLOVE_EMBEDDER_NAME = 'glove-6b-100d-static';
@@ -19,4 +20,9 @@ export function gloveEmbedderDir(modelsDir: string): string {
 
 export function gloveRerankerDir(modelsDir: string): string {
   return join(modelsDir, GLOVE_RERANKER_NAME);
+}
+
+/** true when `dir` holds a complete model named `name` from the current converter version. */
+export function gloveModelComplete(dir: string, name: string): boolean {
+  return markedComplete(dir, GLOVE_COMPLETE_MARKER, name, GLOVE_CONVERTER_VERSION);
 }

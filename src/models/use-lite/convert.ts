@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic.js';
 import { modelsDir as defaultModelsDir } from '../../util/paths.js';
 import { writeFolderAtomic } from '../atomic-folder.js';
-import { markedComplete, writeCompletionMarker } from '../completion-marker.js';
+import { writeCompletionMarker } from '../completion-marker.js';
 import { saveModel } from '../onnx/graph.js';
 import { useLiteModel } from './graph.js';
 import {
+  useLiteModelComplete,
   USE_LITE_COMPLETE_MARKER,
   USE_LITE_CONVERTER_VERSION,
   USE_LITE_DIM,
@@ -26,7 +27,7 @@ import { writeUseLiteTokenizer } from './tokenizer.js';
 import { makeDirs } from '../../util/dirs.js';
 import { writeStFiles } from '../st-files.js';
 
-export { USE_LITE_NAME, useLiteDir } from './names.js';
+export { USE_LITE_NAME, useLiteDir, useLiteModelComplete } from './names.js';
 
 export interface UseLiteBuildReport {
   dir: string;
@@ -35,11 +36,6 @@ export interface UseLiteBuildReport {
   onnxBytes: number;
   folderBytes: number;
   seconds: number;
-}
-
-/** true when `dir` holds a complete model from the current converter version. */
-export function useLiteModelComplete(dir: string): boolean {
-  return markedComplete(dir, USE_LITE_COMPLETE_MARKER, USE_LITE_NAME, USE_LITE_CONVERTER_VERSION);
 }
 
 /** Writes every file of the model folder into `dir`; returns the ONNX size in bytes. */

@@ -3,6 +3,7 @@
  * converter so retrieval code can refer to it without loading conversion code.
  */
 import { join } from 'node:path';
+import { markedComplete } from '../completion-marker.js';
 
 /** Universal Sentence Encoder Lite (2-layer transformer, 512-d, 128-token window), converted to ONNX. */
 export const USE_LITE_NAME = 'use-lite-512';
@@ -19,4 +20,9 @@ export const USE_LITE_DIM = 512;
 
 export function useLiteDir(modelsDir: string): string {
   return join(modelsDir, USE_LITE_NAME);
+}
+
+/** true when `dir` holds a complete model from the current converter version. */
+export function useLiteModelComplete(dir: string): boolean {
+  return markedComplete(dir, USE_LITE_COMPLETE_MARKER, USE_LITE_NAME, USE_LITE_CONVERTER_VERSION);
 }

@@ -7,9 +7,9 @@
  * checksum does not fit is ignored (one log line) and rewritten; written atomically.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic.js';
+import { packageVersion } from '../../util/package-version.js';
 import { sha256Hex, stableStringify } from '../../util/hash.js';
 import { CHART_CONFIG, renderSvg, type SvgRenderer } from './charts.js';
 
@@ -18,20 +18,6 @@ const FORMAT = 'skillret-svg v1';
 
 let versions: { vega: string; vegaLite: string } | undefined;
 
-/** The version of an installed package (its package.json, found above its entry point). */
-function packageVersion(name: string): string {
-  let dir = dirname(createRequire(import.meta.url).resolve(name));
-  for (;;) {
-    const p = join(dir, 'package.json');
-    if (existsSync(p)) {
-      const pkg = JSON.parse(readFileSync(p, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === name && typeof pkg.version === 'string') return pkg.version;
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`cannot find the version of ${name}`);
-    dir = up;
-  }
-}
 
 /** The cache key of a chart specification. */
 export function svgKey(spec: unknown): string {

@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { env } from '@huggingface/transformers';
+import { packageVersion } from '../../util/package-version.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { fileSha256 } from '../../util/file-sha256.js';
 import { sha256Hex, stableStringify } from '../../util/hash.js';
@@ -50,7 +50,7 @@ export async function embedderFactsKey(folder: string, modelFiles: readonly stri
   if (!files.every((p) => existsSync(p))) return null;
   const hashes: string[] = [];
   for (const p of files) hashes.push(`${relative(folder, p).split('\\').join('/')} ${await fileSha256(p, hashDir)}`);
-  return sha256Hex(stableStringify({ format: FACTS_FORMAT, transformers: env.version, dtype, files: hashes }));
+  return sha256Hex(stableStringify({ format: FACTS_FORMAT, transformers: packageVersion('@huggingface/transformers'), dtype, files: hashes }));
 }
 
 export function factsPath(cacheDir: string, key: string): string {

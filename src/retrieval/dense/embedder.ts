@@ -14,64 +14,24 @@
  *   batch reads back its own rows, so memory follows the number of texts, not their length.
  * - Outputs are float32 vectors in input order; truncation and throughput are counted.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { AutoModel, AutoTokenizer, Tensor } from '@huggingface/transformers';
+import { existsSync } from 'node:fs';
+import { AutoModel, AutoTokenizer, env, Tensor } from '@huggingface/transformers';
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { UserError } from '../../core/errors.js';
 import { planBatches } from '../../util/batch-plan.js';
 import { assertJsonFilesParse } from '../../util/json-files.js';
 import { padBatch } from '../../util/pad-batch.js';
-import { onnxFileFor } from '../../models/dtype.js';
-import type { Pooling } from '../../models/embedder-presets.js';
-import { assertHubFilesPresent, configureTransformersEnv, describeModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
+import { configureTransformersEnv, describeModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { poolBatch } from './pooling.js';
 import { frameAndTruncate, frameHead, learnFrame, roomFor, type Frame } from './token-frame.js';
 import { installFastUnigram, type ContentEncoder } from './unigram-fast.js';
 import { installFastWordPiece } from './wordpiece-fast.js';
 import { textSource, type TextSource } from './text-source.js';
 import { TokenizedTexts, type TokenizedRow } from './tokenized-texts.js';
+import { checkEmbedderInputs, DEFAULT_MAX_BATCH_TOKENS, effectiveMaxLength, modelFilePaths, type EmbedderOptions, type Role } from './embedder-inputs.js';
 
-export type Role = 'query' | 'document';
+export { checkEmbedderInputs, DEFAULT_MAX_BATCH_TOKENS, effectiveMaxLength, modelFilePaths, type EmbedderOptions, type Role } from './embedder-inputs.js';
 
-/** Padded tokens per batch at most, unless `maxBatchTokens` says otherwise. */
-export const DEFAULT_MAX_BATCH_TOKENS = 16384;
-
-export interface EmbedderOptions {
-  queryPrefix: string;
-  docPrefix: string;
-  pooling: Pooling;
-  normalize: boolean;
-  /** Token limit; null = the model's own maximum. The effective limit is min(this, model max). */
-  maxTokens: number | null;
-  /** transformers.js dtype: fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4 (selects onnx/model<suffix>.onnx). */
-  dtype: string;
-  batchSize: number;
-  /** onnxruntime intra-op threads (undefined = onnxruntime's default: all cores). */
-  threads?: number;
-  /** Cap on padded tokens per batch (default 16,384), so long texts get small batches. */
-  maxBatchTokens?: number;
-  /** Token ids held in memory while encoding before they go to a temporary file (default 1,048,576). */
-  tokenBlockInts?: number;
-}
-
-
-/** The ONNX file of `dtype` plus its external-data files present next to it (absolute paths, sorted). */
-export function modelFilePaths(folder: string, dtype: string): string[] {
-  const rel = onnxFileFor(dtype);
-  const main = join(folder, rel);
-  const dir = join(folder, 'onnx');
-  const base = rel.slice('onnx/'.length);
-  const extra = existsSync(dir)
-    ? readdirSync(dir)
-        .filter((f) => f.startsWith(`${base}_data`))
-        .sort()
-        .map((f) => join(dir, f))
-    : [];
-  return [main, ...extra];
-}
-
-/** One tokenised text. */
 export interface TokenizedText {
   ids: number[];
   /**
@@ -160,7 +120,7 @@ export class Embedder {
   /** Loads tokenizer and model. Failures become one-line UserErrors naming the model. */
   static async load(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions): Promise<Embedder> {
     checkEmbedderInputs(model, options, loc);
-    configureTransformersEnv(loc);
+    configureTransformersEnv(loc, env);
     const common = model.revision !== undefined ? { revision: model.revision } : {};
     const sessionOptions: Record<string, unknown> = { interOpNumThreads: 1 };
     if (options.threads !== undefined) sessionOptions['intraOpNumThreads'] = options.threads;
@@ -312,43 +272,10 @@ export class Embedder {
   }
 }
 
-/** The token limit a model applies: min(the user's maxTokens, the model's own maximum). */
-export function effectiveMaxLength(maxTokens: number | null, modelMaxLength: number): number {
-  return maxTokens === null ? modelMaxLength : Math.min(maxTokens, modelMaxLength);
-}
-
-/**
- * The checks that need no model load: the options, and the model files present (the ONNX file of
- * the dtype in a local folder; offline, every file a hub model needs). One-line UserErrors.
- */
-export function checkEmbedderInputs(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions): void {
-  validateOptions(options);
-  const onnxFile = onnxFileFor(options.dtype);
-  const needed = ['config.json', 'tokenizer.json', 'tokenizer_config.json', onnxFile];
-  if (model.source === 'local' && !existsSync(join(model.folder, onnxFile))) {
-    const have = existsSync(join(model.folder, 'onnx'))
-      ? readdirSync(join(model.folder, 'onnx')).filter((f) => f.endsWith('.onnx'))
-      : [];
-    throw new UserError(
-      `model "${model.ref}": dtype ${options.dtype} needs ${onnxFile}, not in ${model.folder}` +
-        (have.length > 0 ? ` (present: ${have.sort().join(', ')})` : ''),
-    );
-  }
-  assertHubFilesPresent(model, needed, loc.offline);
-}
-
 /** The token-state output [B, T, H]: last_hidden_state, else token_embeddings, else the first 3-D output. */
 function pickHidden(outputs: Record<string, unknown>, B: number, T: number): Tensor {
   const is3d = (v: unknown): v is Tensor => v instanceof Tensor && v.dims.length === 3 && v.dims[0] === B && v.dims[1] === T;
   for (const name of ['last_hidden_state', 'token_embeddings']) if (is3d(outputs[name])) return outputs[name];
   for (const v of Object.values(outputs)) if (is3d(v)) return v;
   throw new Error(`embedder: the model has no [batch, tokens, hidden] output (outputs: ${Object.keys(outputs).join(', ')})`);
-}
-
-function validateOptions(o: EmbedderOptions): void {
-  if (!['cls', 'mean', 'last_token'].includes(o.pooling)) throw new UserError(`pooling "${o.pooling}": use cls, mean or last_token`);
-  if (!Number.isInteger(o.batchSize) || o.batchSize < 1) throw new UserError(`batch_size ${o.batchSize}: must be a positive integer`);
-  if (o.maxTokens !== null && (!Number.isInteger(o.maxTokens) || o.maxTokens < 1)) throw new UserError(`max_tokens ${o.maxTokens}: must be a positive integer`);
-  if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) throw new UserError(`threads ${o.threads}: must be a positive integer`);
-  onnxFileFor(o.dtype);
 }

@@ -15,7 +15,8 @@
  */
 import type { ProgressFactory } from '../../core/context.js';
 import { EmbeddingCache, embeddingConfigKey, textKey, type CachedEmbedding, type EmbeddingCacheOptions } from './cache.js';
-import { DEFAULT_MAX_BATCH_TOKENS, type BatchResult, type EmbedRunStats, type Embedder, type OnBatch, type Role } from './embedder.js';
+import type { BatchResult, EmbedRunStats, Embedder, OnBatch } from './embedder.js';
+import { DEFAULT_MAX_BATCH_TOKENS, type Role } from './embedder-inputs.js';
 import { faultPoint } from '../../util/fault.js';
 import { subsetOf, textSource, type TextSource } from './text-source.js';
 

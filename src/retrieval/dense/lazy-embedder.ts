@@ -9,10 +9,17 @@
  * or when the facts are not cached yet, the model is loaded at once, as before.
  */
 import type { ModelLocationOptions, ResolvedModel } from '../../models/resolve.js';
-import { checkEmbedderInputs, effectiveMaxLength, Embedder, modelFilePaths, type EmbedderOptions, type EmbedRunStats, type OnBatch, type Role } from './embedder.js';
+import type { Embedder, EmbedRunStats, OnBatch } from './embedder.js';
+import { checkEmbedderInputs, effectiveMaxLength, modelFilePaths, type EmbedderOptions, type Role } from './embedder-inputs.js';
 import { embedderFactsKey, readEmbedderFacts, sameFacts, writeEmbedderFacts, type EmbedderFacts } from './embedder-facts.js';
 import type { Frame } from './token-frame.js';
 import type { TextSource } from './text-source.js';
+
+/** Loads the model; embedder.ts (and with it transformers.js) is imported only now. */
+async function loadEmbedder(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions): Promise<Embedder> {
+  const { Embedder } = await import('./embedder.js');
+  return Embedder.load(model, options, loc);
+}
 
 /** What the dense stage uses of a local embedder (a loaded `Embedder` is one). */
 export interface LocalEmbedder {
@@ -98,7 +105,7 @@ export async function peekEmbedder(model: ResolvedModel, options: EmbedderOption
   if (!o.useCache) return null;
   const key = await embedderFactsKey(model.folder, modelFilePaths(model.folder, options.dtype), options.dtype, o.cacheDir);
   const facts = key === null ? null : readEmbedderFacts(o.cacheDir, key, o.log);
-  return facts === null ? null : new LazyEmbedder(model, options, facts, () => Embedder.load(model, options, loc));
+  return facts === null ? null : new LazyEmbedder(model, options, facts, () => loadEmbedder(model, options, loc));
 }
 
 /**
@@ -107,17 +114,17 @@ export async function peekEmbedder(model: ResolvedModel, options: EmbedderOption
  */
 export async function openEmbedder(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions, o: OpenEmbedderOptions): Promise<LocalEmbedder> {
   checkEmbedderInputs(model, options, loc);
-  if (!o.useCache) return Embedder.load(model, options, loc);
+  if (!o.useCache) return loadEmbedder(model, options, loc);
   const key = await embedderFactsKey(model.folder, modelFilePaths(model.folder, options.dtype), options.dtype, o.cacheDir);
-  if (key === null) return Embedder.load(model, options, loc);
+  if (key === null) return loadEmbedder(model, options, loc);
   const facts = readEmbedderFacts(o.cacheDir, key, o.log);
   if (facts === null) {
-    const e = await Embedder.load(model, options, loc);
+    const e = await loadEmbedder(model, options, loc);
     writeEmbedderFacts(o.cacheDir, key, factsOf(e));
     return e;
   }
   return new LazyEmbedder(model, options, facts, async () => {
-    const e = await Embedder.load(model, options, loc);
+    const e = await loadEmbedder(model, options, loc);
     const found = factsOf(e);
     if (!sameFacts(found, facts)) {
       writeEmbedderFacts(o.cacheDir, key, found);

@@ -21,7 +21,6 @@ import { join } from 'node:path';
 import type { StageContext } from '../../core/context.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import type { TopK, VectorMatrix } from './index-exact.js';
-import { exactTopKFast } from './index-exact-fast.js';
 
 export const SEARCH_SUBFOLDER = 'dense-search';
 const MAGIC = 'SKRETTOP';
@@ -120,6 +119,8 @@ export async function cachedExactTopK(
   k: number,
   threads: { threads?: number },
 ): Promise<{ hits: TopK[]; cache: 'hit' | 'miss' | 'off' }> {
+  // onnxruntime-node only when a search runs (a cached one needs none).
+  const exactTopKFast = async (...a: Parameters<typeof import('./index-exact-fast.js').exactTopKFast>) => (await import('./index-exact-fast.js')).exactTopKFast(...a);
   if (!ctx.useCache) return { hits: await exactTopKFast(D, docIds, Q, k, threads), cache: 'off' };
   const key = exactSearchKey(D, docIds, Q, queryIds, k);
   const path = searchCachePath(ctx.cacheDir, key);
