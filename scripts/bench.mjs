@@ -206,7 +206,8 @@ function benchStats() {
       `| of which the randomization pass (wall, per metric) | ${fmt(summary(res.map((r) => r.randomization)), 's', 3)} |\n| of which the bootstrap pass (wall, per metric) | ${fmt(summary(res.map((r) => r.bootstrap)), 's', 3)} |\n\n` +
       `All metrics share one seeded stream per comparison: the sign words (⌈4,392 / 32⌉ per iteration) and the bootstrap indices (4,392 per iteration, two per generator output) ` +
       `are drawn once per iteration for every metric. Per metric, the randomization test adds one table lookup per 4 queries (a nibble of the sign word picks the group's flipped sum), ` +
-      `the bootstrap one multiply-add per non-zero difference (the resample counts times the values).\n` +
+      `the bootstrap one multiply-add per query (the resample counts times the values). Both run as WebAssembly SIMD kernels where the runtime has it ` +
+      `(src/stats/randomization-simd.ts: two iterations per f64x2; src/stats/bootstrap-simd.ts: the draws four at a time, the sums two queries per f64x2), with the same bits as the JavaScript loops they fall back to.\n` +
       whyMissed(
         per.median <= 0.1 ? 'yes' : 'no',
         [join(root, 'scripts', 'bench-stats.mjs'), '--metrics', '9'],
