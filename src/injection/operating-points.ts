@@ -56,6 +56,8 @@ interface QueryView {
   cum: number[];
   /** hits[m] = gold skills among the first m of `ranked` (m = 0 … ranked.length). */
   hits: Int32Array;
+  /** scores[i] = ranked[i].score. */
+  scores: Float64Array;
 }
 
 /**
@@ -71,12 +73,14 @@ export function operatingPoints(run: Run, qrels: Qrels, tokens: (docId: string) 
     const ranked = trecOrder(run.get(qid) ?? []);
     const cum: number[] = [];
     const hits = new Int32Array(ranked.length + 1);
+    const scores = new Float64Array(ranked.length);
     let t = 0;
     ranked.forEach((d, i) => {
       cum.push((t += tokens(d.docId)));
       hits[i + 1] = hits[i]! + (gold.has(d.docId) ? 1 : 0);
+      scores[i] = d.score;
     });
-    views.push({ ranked, gold, cum, hits });
+    views.push({ ranked, gold, cum, hits, scores });
   }
   const n = views.length;
   /** Mean point when query v injects its first cut(v) skills. */
@@ -103,11 +107,13 @@ export function operatingPoints(run: Run, qrels: Qrels, tokens: (docId: string) 
   const top_k = Array.from({ length: N }, (_, i) => ({ k: i + 1, ...point((v) => Math.min(i + 1, v.ranked.length)) }));
 
   // A typed array sorts numbers without a comparator (-0 before +0, which no threshold tells apart).
-  const pooled = Float64Array.from(views.flatMap((v) => v.ranked.map((d) => d.score))).sort();
+  const pooled = new Float64Array(views.reduce((n, v) => n + v.scores.length, 0));
+  views.reduce((at, v) => (pooled.set(v.scores, at), at + v.scores.length), 0);
+  pooled.sort();
   const threshold = pooled.length
     ? THRESHOLD_QUANTILES.map((q) => {
         const t = quantileSorted(pooled, q);
-        return { quantile: q, threshold: t, ...point((v) => countAtLeast(v.ranked, t)) };
+        return { quantile: q, threshold: t, ...point((v) => countAtLeast(v.scores, t)) };
       })
     : [];
 
@@ -149,9 +155,9 @@ export function operatingPoints(run: Run, qrels: Qrels, tokens: (docId: string) 
 }
 
 /** Number of leading entries with score >= t (the list is in trec order, so they are a prefix). */
-function countAtLeast(ranked: readonly ScoredDoc[], t: number): number {
+function countAtLeast(scores: Float64Array, t: number): number {
   let m = 0;
-  while (m < ranked.length && ranked[m]!.score >= t) m++;
+  while (m < scores.length && scores[m]! >= t) m++;
   return m;
 }
 
