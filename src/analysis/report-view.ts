@@ -18,6 +18,8 @@ export interface ReportOptions {
   seed: number;
   iterations: number;
   commonQueries: boolean;
+  /** What computes the systems comparison (default `compareSystems`; the report writer passes a cached one). */
+  compare?: typeof compareSystems;
 }
 
 export interface OnOffView {
@@ -174,7 +176,7 @@ export function buildReportModel(input: ReportInput, o: ReportOptions): ReportMo
     .map((x) => x.k);
   const useKeys = keys.length ? keys : allKeys;
   const mainKey = useKeys.includes('NDCG@10') ? 'NDCG@10' : useKeys[0]!;
-  const comparison = compareSystems(runs, qs, { keys: useKeys, mainKey, baseline: 0, test: o.test, correction: o.correction, alpha: o.alpha, seed: o.seed, iterations: o.iterations, pairs: false });
+  const comparison = (o.compare ?? compareSystems)(runs, qs, { keys: useKeys, mainKey, baseline: 0, test: o.test, correction: o.correction, alpha: o.alpha, seed: o.seed, iterations: o.iterations, pairs: false });
 
   const atK: ReportModel['atK'] = [];
   for (const row of comparison.rows) {

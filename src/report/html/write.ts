@@ -2,7 +2,8 @@
  * Writes report.html: reads the results files of `paths` (input.ts), builds the ReportModel and
  * renders it, atomically. `writeHtmlReport` is the `run` step: `<output>/report.html` with the
  * default settings and the config's seed and iterations. Given a cache folder, each chart's SVG
- * comes from the chart cache (svg-cache.ts) when its specification was rendered before.
+ * comes from the chart cache (svg-cache.ts) when its specification was rendered before, and the
+ * systems comparison from the comparison cache (comparison-cache.ts) when its inputs were compared before.
  */
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic.js';
@@ -11,6 +12,7 @@ import { buildReportModel, type ReportOptions } from '../../analysis/report-view
 import { renderSvg } from './charts.js';
 import { renderReportHtml } from './page.js';
 import { cachedSvgRenderer } from './svg-cache.js';
+import { cachedCompareSystems } from './comparison-cache.js';
 
 export interface ReportCache {
   /** The cache root (charts go to `<cacheDir>/report-svg/`). */
@@ -20,7 +22,7 @@ export interface ReportCache {
 
 export async function writeReportFile(paths: readonly string[], out: string, o: ReportOptions, cache?: ReportCache): Promise<{ runs: number; queries: number }> {
   const input = await readReportInput(paths);
-  const model = buildReportModel(input, o);
+  const model = buildReportModel(input, cache ? { ...o, compare: cachedCompareSystems(cache.cacheDir) } : o);
   writeFileAtomic(out, await renderReportHtml(model, cache ? cachedSvgRenderer(cache.cacheDir, cache.log) : renderSvg));
   return { runs: model.comparison.rows.length, queries: model.comparison.queries };
 }
