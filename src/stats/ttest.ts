@@ -10,8 +10,16 @@
  * - a single pair (df = 0): t = NaN, p = 1 (the variance cannot be estimated).
  * Empty or unequal-length inputs throw a RangeError.
  */
-import tCdf from '@stdlib/stats-base-dists-t-cdf';
+import { createRequire } from 'node:module';
 import { mean, pairedDifferences } from './paired.js';
+
+type TCdf = (x: number, v: number) => number;
+let cdf: TCdf | undefined;
+/** The Student-t CDF, loaded on first use (about 150 modules: a run that computes no t-test does not load them). */
+function tCdf(x: number, v: number): number {
+  cdf ??= createRequire(import.meta.url)('@stdlib/stats-base-dists-t-cdf') as TCdf;
+  return cdf(x, v);
+}
 
 export interface TTestResult {
   /** mean(b − a). */
