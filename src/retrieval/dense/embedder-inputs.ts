@@ -33,7 +33,6 @@ export interface EmbedderOptions {
   tokenBlockInts?: number;
 }
 
-
 /** The ONNX file of `dtype` plus its external-data files present next to it (absolute paths, sorted). */
 export function modelFilePaths(folder: string, dtype: string): string[] {
   const rel = onnxFileFor(dtype);
@@ -48,8 +47,6 @@ export function modelFilePaths(folder: string, dtype: string): string[] {
     : [];
   return [main, ...extra];
 }
-
-/** One tokenised text. */
 
 /** The token limit a model applies: min(the user's maxTokens, the model's own maximum). */
 export function effectiveMaxLength(maxTokens: number | null, modelMaxLength: number): number {

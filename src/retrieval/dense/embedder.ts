@@ -32,6 +32,7 @@ import { checkEmbedderInputs, DEFAULT_MAX_BATCH_TOKENS, effectiveMaxLength, mode
 
 export { checkEmbedderInputs, DEFAULT_MAX_BATCH_TOKENS, effectiveMaxLength, modelFilePaths, type EmbedderOptions, type Role } from './embedder-inputs.js';
 
+/** One tokenised text. */
 export interface TokenizedText {
   ids: number[];
   /**

@@ -119,9 +119,9 @@ export async function cachedExactTopK(
   k: number,
   threads: { threads?: number },
 ): Promise<{ hits: TopK[]; cache: 'hit' | 'miss' | 'off' }> {
-  // onnxruntime-node only when a search runs (a cached one needs none).
-  const exactTopKFast = async (...a: Parameters<typeof import('./index-exact-fast.js').exactTopKFast>) => (await import('./index-exact-fast.js')).exactTopKFast(...a);
-  if (!ctx.useCache) return { hits: await exactTopKFast(D, docIds, Q, k, threads), cache: 'off' };
+  // onnxruntime-node is imported only when a search runs (a cached one needs none).
+  const search = async () => (await import('./index-exact-fast.js')).exactTopKFast(D, docIds, Q, k, threads);
+  if (!ctx.useCache) return { hits: await search(), cache: 'off' };
   const key = exactSearchKey(D, docIds, Q, queryIds, k);
   const path = searchCachePath(ctx.cacheDir, key);
   if (existsSync(path)) {
@@ -131,7 +131,7 @@ export async function cachedExactTopK(
       ctx.log(`dense: cached search ${path} is unusable (${e instanceof Error ? e.message : String(e)}); searching again`);
     }
   }
-  const hits = await exactTopKFast(D, docIds, Q, k, threads);
+  const hits = await search();
   writeFileAtomic(path, encodeHits(key, hits, k, D.rows));
   return { hits, cache: 'miss' };
 }
