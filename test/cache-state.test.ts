@@ -2,8 +2,8 @@
  * Results do not depend on cache state: for the example configs that run offline on the bundled
  * fixture (every example config that needs no network or ../shared), a cold run, a warm run, a `--no-cache` run, a partially cached run (half of every
  * reranker score chunk and one embedding chunk gone, the HNSW index deleted) and a run over a
- * corrupted cache entry (embedding chunks, reranker scores, exact-search results, embedder facts, dense stage outputs, the skills-file index, BM25's corpus aliases) write byte-identical metrics.json, run.trec, per-query.jsonl and
- * breakdown.json. (Before batches were formed by length bucket, the partially cached quickstart
+ * corrupted cache entry (embedding chunks, reranker scores, exact-search results, embedder facts, dense stage outputs, the skills-file index, BM25's corpus aliases) write byte-identical metrics.json, run.trec, per-query.jsonl,
+ * breakdown.json, operating-points.json and report.html (its page cache thinned out and cut short too). (Before batches were formed by length bucket, the partially cached quickstart
  * run differed in the low bits of about a quarter of its reranker scores.)
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { parse, stringify } from 'yaml';
 import { runCommand } from '../src/commands/run.js';
 
 const REPO = resolve(__dirname, '..');
-const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl', 'breakdown.json', 'operating-points.json'];
+const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl', 'breakdown.json', 'operating-points.json', 'report.html'];
 let root: string;
 beforeAll(() => void (root = mkdtempSync(join(tmpdir(), 'skillret-cache-state-'))));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -68,7 +68,7 @@ function thinOut(cache: string): void {
   if (emb.length > 0) rmSync(emb[0]!);
   rmSync(join(cache, 'hnsw'), { recursive: true, force: true });
   // The exact-search results, the embedder facts and the dense stage outputs: the first of each gone.
-  for (const sub of ['dense-search', 'embedder-facts', 'dense-stage', 'skills-index', join('bm25', 'by-corpus')]) {
+  for (const sub of ['dense-search', 'embedder-facts', 'dense-stage', 'skills-index', join('bm25', 'by-corpus'), 'report-html']) {
     const [first] = filesUnder(join(cache, sub), () => true);
     if (first) rmSync(first);
   }
@@ -102,6 +102,12 @@ function corrupt(cache: string): void {
     writeFileSync(f, t.slice(0, t.length >> 1));
   }
   for (const f of filesUnder(join(cache, 'bm25', 'by-corpus'), (p) => p.endsWith('.key'))) writeFileSync(f, 'garbled');
+  // report.html pages cut short.
+  expect(filesUnder(join(cache, 'report-html'), (p) => p.endsWith('.html')).length).toBeGreaterThan(0);
+  for (const f of filesUnder(join(cache, 'report-html'), (p) => p.endsWith('.html'))) {
+    const b = readFileSync(f);
+    writeFileSync(f, b.subarray(0, b.length - 100));
+  }
 }
 
 async function run(config: string, o: { cacheDir?: string; cache?: boolean }): Promise<void> {
@@ -120,7 +126,7 @@ describe('byte-identical results whatever the cache state', () => {
     corrupt(cache);
     await run(configCopy('quickstart', outs[4]!), { cacheDir: cache });
     const ref = resultFiles(outs[0]!);
-    expect(ref.size).toBe(5 * 4);
+    expect(ref.size).toBe(5 * 4 + 1);
     for (const o of outs.slice(1)) expect(resultFiles(o), o).toEqual(ref);
   });
 
