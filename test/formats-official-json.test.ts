@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../src/core/errors.js';
+import { SpelledRun } from '../src/formats/spelled-run.js';
 import { formatOfficialResult, readOfficialJson } from '../src/formats/official-json.js';
 import type { Run } from '../src/core/types.js';
 import { roundHalfEven } from '../src/metrics/round.js';
@@ -82,6 +83,9 @@ describe('formatOfficialResult', () => {
         order.push(qid);
         if (u() < -0.7) continue; // missing from the run: {}
         const docs = ids.filter(() => u() > -0.3).map((docId) => ({ docId, score: [0, -0, 1e-7, 2.5e21, Math.fround(u() * 30), Math.round(u() * 3)][Math.floor((u() + 1) * 3)]! }));
+        // now and then an id twice in one ranking (an object keeps it once, with its last value) or a non-finite score (null)
+        if (docs.length > 0 && u() > 0.6) docs.push({ docId: docs[0]!.docId, score: Math.fround(u() * 30) });
+        if (docs.length > 1 && u() > 0.8) docs[1]!.score = u() > 0 ? Infinity : -Infinity;
         run.set(qid, u() > 0 ? docs : [...docs].reverse());
       }
       if (t % 7 === 0 && order.length > 0) order.push(order[0]!); // listed twice: once in the file
@@ -89,6 +93,10 @@ describe('formatOfficialResult', () => {
       const ks = t % 2 ? [5, 10] : [5];
       const got = formatOfficialResult(t % 3 ? 'test' : 'te"st', aggregate, ks, run, order);
       expect(got).toBe(viaObjects(t % 3 ? 'test' : 'te"st', aggregate, ks, run, order));
+      // with a spelling shared with other writers, and used before: the same text
+      const shared = new SpelledRun(run);
+      for (const q of order) shared.get(q);
+      expect(formatOfficialResult(t % 3 ? 'test' : 'te"st', aggregate, ks, run, order, shared)).toBe(got);
     }
     expect(formatOfficialResult('test', {}, [5], new Map(), [])).toBe(viaObjects('test', {}, [5], new Map(), []));
   });

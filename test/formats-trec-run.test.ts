@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../src/core/errors.js';
 import type { Run } from '../src/core/types.js';
 import { readRunFile } from '../src/formats/run-file.js';
+import { SpelledRun } from '../src/formats/spelled-run.js';
 import { formatTrecRun, readTrecRun } from '../src/formats/trec-run.js';
 import { writeFileAtomic } from '../src/util/atomic.js';
 
@@ -92,6 +93,18 @@ describe('formatTrecRun', () => {
     expect(() => formatTrecRun(new Map([['q1', [{ docId: 'a b', score: 1 }]]]), 't')).toThrow(/doc id "a b"/);
     expect(() => formatTrecRun(new Map([['q1', [{ docId: 'a', score: 2 }, { docId: 'a', score: 1 }]]]), 't')).toThrow(/appears more than once/);
     expect(() => formatTrecRun(new Map([['q1', [{ docId: 'a', score: Infinity }]]]), 't')).toThrow(/not a finite number/);
+    // a doc id in several queries is no duplicate, a second time in a later query is
+    const shared = new Map([['q1', [{ docId: 'a', score: 2 }, { docId: 'b', score: 1 }]], ['q2', [{ docId: 'b', score: 2 }, { docId: 'a', score: 1 }]]]);
+    expect(formatTrecRun(shared, 't')).toBe('q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 b 1 2 t\nq2 Q0 a 2 1 t\n');
+    expect(() => formatTrecRun(new Map([...shared, ['q3', [{ docId: 'a', score: 2 }, { docId: 'a', score: 1 }]]]), 't')).toThrow(/query "q3": doc "a" appears more than once/);
+    expect(() => formatTrecRun(new Map([...shared, ['q3', [{ docId: 'c d', score: 2 }]]]), 't')).toThrow(/doc id "c d"/);
+  });
+
+  it('writes the same text with a spelling shared with other writers', () => {
+    const spelled = new SpelledRun(run);
+    expect(spelled.get('q2').scores).toEqual(['3', '1', '1']);
+    expect(spelled.get('absent')).toEqual({ docs: [], scores: [] });
+    expect(formatTrecRun(run, 't', ['q2'], spelled)).toBe(formatTrecRun(run, 't', ['q2']));
   });
 
   it('round-trips exactly through a file (scores bit for bit)', async () => {

@@ -15,7 +15,7 @@ import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
 import { requireFile } from './lines.js';
 import { roundHalfEven } from '../metrics/round.js';
-import { trecOrder } from '../metrics/rank.js';
+import { SpelledRun } from './spelled-run.js';
 
 export interface OfficialJsonOptions {
   /** Split to read from a result file's `retrieval` (default `test`); ignored for a run dict. */
@@ -111,6 +111,7 @@ export function formatOfficialResult(
   ks: readonly number[],
   run: Run,
   queryOrder: readonly string[],
+  spelled: SpelledRun = new SpelledRun(run),
 ): string {
   const metrics: Record<string, number> = {};
   for (const m of OFFICIAL_METRICS)
@@ -131,14 +132,30 @@ export function formatOfficialResult(
   if (queries.length === 0) out.push('{}');
   else {
     out.push('{\n');
+    // doc id → its JSON string, and the number of the last query it was seen in
+    const json = new Map<string, string>();
+    const seenIn = new Map<string, number>();
     queries.forEach((qid, i) => {
       if (i > 0) out.push(',\n');
       out.push('      ', JSON.stringify(qid), ': ');
-      // as an object would hold them: a key once, where it first came, with its last value
-      const docs = new Map<string, number>();
-      for (const d of trecOrder(run.get(qid) ?? [])) docs.set(d.docId, d.score);
+      const { docs, scores } = spelled.get(qid);
       const lines: string[] = [];
-      for (const [id, score] of docs) lines.push(`        ${JSON.stringify(id)}: ${jsonNumber(score)}`);
+      let repeated = false;
+      for (let j = 0; j < docs.length; j++) {
+        const d = docs[j]!;
+        let key = json.get(d.docId);
+        if (key === undefined) json.set(d.docId, (key = JSON.stringify(d.docId)));
+        if (seenIn.get(d.docId) === i + 1) repeated = true;
+        seenIn.set(d.docId, i + 1);
+        lines.push(`        ${key}: ${Number.isFinite(d.score) ? scores[j]! : 'null'}`);
+      }
+      if (repeated) {
+        // as an object would hold them: a key once, where it first came, with its last value
+        const byId = new Map<string, number>();
+        for (const d of docs) byId.set(d.docId, d.score);
+        lines.length = 0;
+        for (const [id, score] of byId) lines.push(`        ${json.get(id)!}: ${jsonNumber(score)}`);
+      }
       out.push(lines.length === 0 ? '{}' : `{\n${lines.join(',\n')}\n      }`);
     });
     out.push('\n    }');

@@ -13,10 +13,11 @@
  * empty ranking writes no line: the format cannot express it (keep the query list elsewhere).
  */
 import { UserError, where } from '../core/errors.js';
-import type { Run, ScoredDoc } from '../core/types.js';
-import { compareUtf8, trecOrder } from '../metrics/rank.js';
+import type { Run } from '../core/types.js';
+import { compareUtf8 } from '../metrics/rank.js';
 import { type QueryTable, runFromTable } from '../metrics/tables.js';
 import { QueryRows } from './query-rows.js';
+import { SpelledRun } from './spelled-run.js';
 import { batchColumn, type ColumnBatch, ColumnInterner, MAX_COLUMNS, parseDecimal, scanColumnBatches } from './trec-columns.js';
 
 /** A decimal number as written by any TREC tool (no hex, no inf/nan). */
@@ -99,30 +100,31 @@ function orderQueries(run: Run, queryOrder: readonly string[] | undefined): stri
  * Formats a run as TREC text (see the module comment). `tag` must match /^\S+$/; query and doc ids
  * must be non-empty and free of whitespace; scores must be finite. Throws UserError otherwise.
  * Queries of the run missing from `queryOrder` are written after the listed ones, sorted by id.
+ * `spelled` is the run's spelling when other writers share it (spelled-run.ts).
  */
-export function formatTrecRun(run: Run, tag: string, queryOrder?: readonly string[]): string {
+export function formatTrecRun(run: Run, tag: string, queryOrder?: readonly string[], spelled: SpelledRun = new SpelledRun(run)): string {
   if (!/^\S+$/.test(tag)) throw new UserError(`TREC run: tag ${quote(tag)} must be non-empty and without whitespace`);
   const parts: string[] = [];
-  const okIds = new Set<string>(); // doc ids already checked
+  // doc id → the number of the last query it was seen in (0: checked, not yet seen), so one map
+  // both remembers the ids already checked and finds an id twice in one ranking.
+  const seenIn = new Map<string, number>();
+  const tail = ` ${tag}\n`;
+  let n = 0;
   for (const qid of orderQueries(run, queryOrder)) {
     checkToken(qid, 'query id');
-    const ranked: ScoredDoc[] = trecOrder(run.get(qid)!);
-    const ids = new Set<string>();
+    n++;
+    const { docs, scores } = spelled.get(qid);
     const head = `${qid} Q0 `;
-    for (let i = 0; i < ranked.length; i++) {
-      const d = ranked[i]!;
-      if (!okIds.has(d.docId)) {
-        checkToken(d.docId, `query ${quote(qid)}: doc id`);
-        okIds.add(d.docId);
-      }
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i]!;
+      const last = seenIn.get(d.docId);
+      if (last === undefined) checkToken(d.docId, `query ${quote(qid)}: doc id`);
+      else if (last === n) throw new UserError(`TREC run: query ${quote(qid)}: doc ${quote(d.docId)} appears more than once`);
+      seenIn.set(d.docId, n);
       if (!Number.isFinite(d.score)) {
         throw new UserError(`TREC run: query ${quote(qid)}: doc ${quote(d.docId)}: score is not a finite number (${String(d.score)})`);
       }
-      if (ids.has(d.docId)) {
-        throw new UserError(`TREC run: query ${quote(qid)}: doc ${quote(d.docId)} appears more than once`);
-      }
-      ids.add(d.docId);
-      parts.push(`${head}${d.docId} ${i + 1} ${String(d.score)} ${tag}\n`);
+      parts.push(`${head}${d.docId} ${i + 1} ${scores[i]!}${tail}`);
     }
   }
   return parts.join('');

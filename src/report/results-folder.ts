@@ -14,7 +14,7 @@ import { faultPoint } from '../util/fault.js';
 import { escapeControl } from '../util/terminal-text.js';
 import { formatTrecRun } from '../formats/trec-run.js';
 import { roundHalfEven } from '../metrics/round.js';
-import { trecOrder } from '../metrics/rank.js';
+import { SpelledRun } from '../formats/spelled-run.js';
 import { renderSummary } from './summary.js';
 import { breakdownJson } from './breakdown.js';
 import { operatingPointsJson } from './operating-points.js';
@@ -120,7 +120,7 @@ function roundDeep(v: unknown): unknown {
  * per-query.jsonl: one line per evaluated query, in dataset order. A reranked run also
  * carries `vs_none`: on − off for every metric of that query (against `<retriever>/none`).
  */
-export function perQueryJsonl(res: ExperimentResult, r: RunResult): string {
+export function perQueryJsonl(res: ExperimentResult, r: RunResult, spelled: SpelledRun = new SpelledRun(r.run)): string {
   const lines: string[] = [];
   for (const q of res.dataset.queries) {
     const m = r.evaluation.perQuery.get(q.id);
@@ -129,7 +129,7 @@ export function perQueryJsonl(res: ExperimentResult, r: RunResult): string {
     const judged = res.dataset.qrels.get(q.id) ?? new Map<string, number>();
     const gold = [...judged].filter(([, rel]) => rel >= 1).map(([id]) => id);
     const graded = [...judged.values()].some((rel) => rel !== 1);
-    const retrieved = trecOrder(r.run.get(q.id) ?? []).map((d) => d.docId);
+    const retrieved = spelled.get(q.id).docs.map((d) => d.docId);
     const row: Record<string, unknown> = { id: q.id, metrics: m, gold };
     if (graded) row.relevance = Object.fromEntries(judged);
     row.retrieved = retrieved;
@@ -187,9 +187,10 @@ export function writeResults(report: Report, extras: ManifestExtras, opts: { dir
   const queryOrder = res.dataset.queries.map((q) => q.id);
   res.runs.forEach((r, i) => {
     const dir = runDir(out, r);
-    writeFileAtomic(join(dir, 'run.trec'), formatTrecRun(r.run, `${r.retriever}.${r.reranker}`, queryOrder));
-    writeFileAtomic(join(dir, 'per-query.jsonl'), perQueryJsonl(res, r));
-    writeFileAtomic(join(dir, 'official.json'), formatOfficialResult(res.dataset.split, r.evaluation.aggregate, res.config.k, r.run, queryOrder));
+    const spelled = new SpelledRun(r.run); // each ranking sorted and each score spelled once for the three files
+    writeFileAtomic(join(dir, 'run.trec'), formatTrecRun(r.run, `${r.retriever}.${r.reranker}`, queryOrder, spelled));
+    writeFileAtomic(join(dir, 'per-query.jsonl'), perQueryJsonl(res, r, spelled));
+    writeFileAtomic(join(dir, 'official.json'), formatOfficialResult(res.dataset.split, r.evaluation.aggregate, res.config.k, r.run, queryOrder, spelled));
     writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(report, r));
     writeJsonAtomic(join(dir, 'breakdown.json'), breakdownJson(report, report.slices[i]!));
     writeJsonAtomic(join(dir, 'operating-points.json'), operatingPointsJson(r));
