@@ -54,6 +54,16 @@ export function wordCount(text: string): number {
   return m ? m.length : 0;
 }
 
+/** Word counts of query objects already counted (each run of an experiment slices the same queries). */
+const counted = new WeakMap<object, { text: string; words: number }>();
+function queryWords(q: { text: string }): number {
+  const seen = counted.get(q);
+  if (seen !== undefined && seen.text === q.text) return seen.words;
+  const words = wordCount(q.text);
+  counted.set(q, { text: q.text, words });
+  return words;
+}
+
 /** The tertile boundaries (b₁, b₂) of a list of counts (module comment); undefined when empty. */
 export function tertileBoundaries(counts: readonly number[]): [number, number] | undefined {
   const n = counts.length;
@@ -111,7 +121,7 @@ export function querySlices(data: SliceData, evaluated: Iterable<string>, rule: 
     order: counts.map((c) => `${c} gold`),
   });
 
-  const words = new Map(queries.map((q) => [q.id, wordCount(q.text)]));
+  const words = new Map(queries.map((q) => [q.id, queryWords(q)]));
   const b = tertileBoundaries([...words.values()]);
   if (b) {
     const order = [lengthGroup(b[0], b), lengthGroup(b[1], b), lengthGroup(b[1] + 1, b)];
