@@ -5,9 +5,10 @@
  * results files stay byte-identical across runs.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isCheckout, packageRoot } from '../util/paths.js';
+import { ownPackage } from '../util/package-version.js';
 
 export interface ToolInfo {
   name: string;
@@ -20,7 +21,7 @@ let tool: ToolInfo | undefined;
 
 /** name and version from package.json (cheap: no git). */
 export function packageInfo(): { name: string; version: string } {
-  return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { name: string; version: string };
+  return ownPackage();
 }
 
 /** Tool version and git commit, for the manifest (runs git once per process). */

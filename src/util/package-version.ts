@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { packageRoot } from './paths.js';
 
 const known = new Map<string, string>();
 
@@ -23,4 +24,11 @@ export function packageVersion(name: string): string {
     if (up === dir) throw new Error(`cannot find the version of ${name}`);
     dir = up;
   }
+}
+
+let own: { name: string; version: string } | undefined;
+
+/** This tool's own name and version (its package.json, read once). */
+export function ownPackage(): { name: string; version: string } {
+  return (own ??= JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { name: string; version: string });
 }

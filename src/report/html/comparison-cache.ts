@@ -16,7 +16,7 @@ import type { QuerySet, ComparedRun } from '../../significance/query-set.js';
 import { compareSystems, type ComparisonSettings, type SystemsComparison } from '../../significance/systems.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { stableStringify } from '../../util/hash.js';
-import { packageRoot } from '../../util/paths.js';
+import { ownPackage } from '../../util/package-version.js';
 
 export const COMPARISON_SUBFOLDER = 'report-comparison';
 /** Bump when the comparison's computation or its JSON changes. */
@@ -24,16 +24,11 @@ const FORMAT = 'skillret-comparison v1';
 
 export type CompareSystems = typeof compareSystems;
 
-let toolVersion: string | undefined;
-/** This tool's version (package.json). */
-function version(): string {
-  return (toolVersion ??= String((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version));
-}
 
 /** The cache key of a comparison (see the module comment). */
 export function comparisonKey(runs: readonly ComparedRun[], qs: QuerySet, s: ComparisonSettings): string {
   const h = createHash('sha256');
-  h.update(stableStringify({ format: FORMAT, tool: version(), settings: s, qids: qs.qids, dropped: qs.dropped, labels: runs.map((r) => r.label) }));
+  h.update(stableStringify({ format: FORMAT, tool: ownPackage().version, settings: s, qids: qs.qids, dropped: qs.dropped, labels: runs.map((r) => r.label) }));
   const values = new Float64Array(qs.qids.length * s.keys.length);
   for (const r of runs) {
     let i = 0;

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { compareUtf8 } from '../../metrics/rank.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { stableStringify } from '../../util/hash.js';
-import { packageRoot } from '../../util/paths.js';
+import { ownPackage } from '../../util/package-version.js';
 
 export const PAGE_SUBFOLDER = 'report-html';
 /** Bump when what the page shows changes in a way the tool version does not capture. */
@@ -31,10 +31,6 @@ export const EXECUTION_FIELDS = ['started_at', 'finished_at', 'stages', 'timings
 /** Files of a results folder outside the key (see the module comment). */
 const NOT_KEYED = new Set(['report.html', 'summary.md']);
 
-let toolVersion: string | undefined;
-function version(): string {
-  return (toolVersion ??= String((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version));
-}
 
 /** Files under `dir`, relative paths with `/`, in UTF-8 byte order. */
 function filesUnder(dir: string, prefix = ''): string[] {
@@ -64,7 +60,7 @@ function keyedManifest(bytes: Buffer): Buffer | string {
 /** The cache key of the page of results folder `dir` with report settings `settings` (see the module comment). */
 export function reportPageKey(dir: string, settings: unknown): string {
   const h = createHash('sha256');
-  h.update(stableStringify({ format: FORMAT, tool: version(), settings }));
+  h.update(stableStringify({ format: FORMAT, tool: ownPackage().version, settings }));
   for (const rel of filesUnder(dir)) {
     if (NOT_KEYED.has(rel)) continue;
     const raw = readFileSync(join(dir, rel));
