@@ -5,7 +5,7 @@
  * execution fields: a folder with all of those changed renders to the same bytes, which is what
  * makes leaving them out of the key safe); a cached file that does not check out is rendered again.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { runCommand } from '../src/commands/run.js';
 import type { ReportOptions } from '../src/analysis/report-view.js';
 import { EXECUTION_FIELDS, PAGE_SUBFOLDER, reportPageKey, writeCachedPage } from '../src/report/html/page-cache.js';
 import { writeReportFile } from '../src/report/html/write.js';
+import { codeFingerprint, jsFingerprint } from '../src/util/package-version.js';
 
 const REPO = resolve(__dirname, '..');
 let root: string;
@@ -126,5 +127,29 @@ describe('report.html page cache', () => {
       expect(readFileSync(target).equals(page)).toBe(true);
       expect(readFileSync(file).equals(good)).toBe(true);
     }
+  });
+});
+
+describe('jsFingerprint (the code part of the page and comparison keys)', () => {
+  it('follows every .js file under the folder, its bytes and its path, and nothing else', () => {
+    const dir = join(root, 'code');
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    writeFileSync(join(dir, 'a.js'), 'export const a = 1;\n');
+    writeFileSync(join(dir, 'sub', 'b.js'), 'export const b = 2;\n');
+    writeFileSync(join(dir, 'notes.d.ts'), 'declare const a: number;\n');
+    const first = jsFingerprint(dir);
+    expect(jsFingerprint(dir)).toBe(first);
+    writeFileSync(join(dir, 'notes.d.ts'), 'declare const a: string;\n');
+    expect(jsFingerprint(dir)).toBe(first); // not code that runs
+    writeFileSync(join(dir, 'sub', 'b.js'), 'export const b = 3;\n');
+    const edited = jsFingerprint(dir);
+    expect(edited).not.toBe(first);
+    rmSync(join(dir, 'sub', 'b.js'));
+    writeFileSync(join(dir, 'b.js'), 'export const b = 3;\n');
+    expect(jsFingerprint(dir)).not.toBe(edited); // the same file elsewhere
+    expect(jsFingerprint(join(dir, 'absent'))).toBe(jsFingerprint(join(dir, 'also-absent')));
+    // this checkout's: its built code (the pretest build made dist/)
+    expect(codeFingerprint()).toBe(jsFingerprint(join(REPO, 'dist')));
+    expect(codeFingerprint()).not.toBe(jsFingerprint(join(dir, 'absent')));
   });
 });

@@ -3,7 +3,7 @@
  * keyed by everything `compareSystems` computes from (the settings, the compared query ids and what
  * was dropped, each run's label and its value of every compared metric on every compared query,
  * bit for bit; not the runs' file paths, which it only copies: the run step reads a staging folder
- * of a new name each time, so they are put back from the runs at hand) plus this tool's version and the format below, so a warm rerun whose per-query
+ * of a new name each time, so they are put back from the runs at hand) plus this tool's version, its compiled code (`codeFingerprint`) and the format below, so a warm rerun whose per-query
  * values are unchanged skips the randomization test and the bootstrap (about 0.05 s per metric per
  * run). The file holds the comparison as JSON with −0, NaN and ±Infinity tagged, so what is read
  * back is what was computed, bit for bit; an unreadable file is ignored (computed again and
@@ -16,7 +16,7 @@ import type { QuerySet, ComparedRun } from '../../significance/query-set.js';
 import { compareSystems, type ComparisonSettings, type SystemsComparison } from '../../significance/systems.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { stableStringify } from '../../util/hash.js';
-import { ownPackage } from '../../util/package-version.js';
+import { codeFingerprint, ownPackage } from '../../util/package-version.js';
 
 export const COMPARISON_SUBFOLDER = 'report-comparison';
 /** Bump when the comparison's computation or its JSON changes. */
@@ -28,7 +28,7 @@ export type CompareSystems = typeof compareSystems;
 /** The cache key of a comparison (see the module comment). */
 export function comparisonKey(runs: readonly ComparedRun[], qs: QuerySet, s: ComparisonSettings): string {
   const h = createHash('sha256');
-  h.update(stableStringify({ format: FORMAT, tool: ownPackage().version, settings: s, qids: qs.qids, dropped: qs.dropped, labels: runs.map((r) => r.label) }));
+  h.update(stableStringify({ format: FORMAT, tool: ownPackage().version, code: codeFingerprint(), settings: s, qids: qs.qids, dropped: qs.dropped, labels: runs.map((r) => r.label) }));
   const values = new Float64Array(qs.qids.length * s.keys.length);
   for (const r of runs) {
     let i = 0;

@@ -2,7 +2,8 @@
  * The `run` step's report.html, kept in the cache: `<cacheDir>/report-html/<key>.html`.
  *
  * The page is a pure function of the results folder's files and the report settings (write.ts reads
- * nothing else), so its key is this tool's version, the format below, the settings, and the bytes
+ * nothing else), so its key is this tool's version and compiled code (util/package-version.ts
+ * `codeFingerprint`: an edited renderer is never answered by an older page), the format below, the settings, and the bytes
  * of every file of the folder, by relative path, except three things the page does not read or
  * show: report.html itself, summary.md (its Cost section records seconds) and the fields of
  * manifest.json that record this one execution (times, stage seconds and cache outcomes, peak
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { compareUtf8 } from '../../metrics/rank.js';
 import { writeFileAtomic } from '../../util/atomic.js';
 import { stableStringify } from '../../util/hash.js';
-import { ownPackage } from '../../util/package-version.js';
+import { codeFingerprint, ownPackage } from '../../util/package-version.js';
 
 export const PAGE_SUBFOLDER = 'report-html';
 /** Bump when what the page shows changes in a way the tool version does not capture. */
@@ -60,7 +61,7 @@ function keyedManifest(bytes: Buffer): Buffer | string {
 /** The cache key of the page of results folder `dir` with report settings `settings` (see the module comment). */
 export function reportPageKey(dir: string, settings: unknown): string {
   const h = createHash('sha256');
-  h.update(stableStringify({ format: FORMAT, tool: ownPackage().version, settings }));
+  h.update(stableStringify({ format: FORMAT, tool: ownPackage().version, code: codeFingerprint(), settings }));
   for (const rel of filesUnder(dir)) {
     if (NOT_KEYED.has(rel)) continue;
     const raw = readFileSync(join(dir, rel));
