@@ -371,6 +371,14 @@ function benchOnnx() {
 }
 
 // ---------------------------------------------------------------- HNSW
+// The graph parameters of each tier: up to ~100k vectors, and past that (the same, as measured:
+// M 48 at 1M was slower at every recall, README HNSW).
+const HNSW_SMALL = { M: 32, efConstruction: 200 };
+const HNSW_LARGE = { M: 32, efConstruction: 200 };
+// Past 100k the sweep goes further and finer around overlap 0.99.
+const HNSW_LARGE_EFS = [32, 64, 128, 200, 250, 300, 350, 400, 800];
+const graphText = (r) => `M ${r.M}, efConstruction ${r.efConstruction}`;
+
 function benchHnsw() {
   log('HNSW vs exact');
   // --hnsw-sizes overrides the tiers (e.g. a scaled-down run of the --full code path).
@@ -382,9 +390,10 @@ function benchHnsw() {
     // Past 100k the sweep goes further, and the graph (an hour to build at 1M) is kept in the work
     // folder so that a later --full run searches it again instead of rebuilding it.
     const big = docs > 100000;
-    const efs = big ? [32, 64, 128, 200, 400, 800] : [32, 64, 128, 200];
+    const efs = big ? HNSW_LARGE_EFS : [32, 64, 128, 200];
+    const g = big ? HNSW_LARGE : HNSW_SMALL;
     const extra = big ? ['--graph-cache', join(work, 'hnsw-graphs')] : [];
-    const r = JSON.parse(timeProcess(node, ['--expose-gc', 'scripts/bench-hnsw.mjs', '--docs', String(docs), '--queries', '1000', '--M', '32', '--ef-construction', '200', '--ef', efs.join(','), ...extra]).stdout);
+    const r = JSON.parse(timeProcess(node, ['--expose-gc', 'scripts/bench-hnsw.mjs', '--docs', String(docs), '--queries', '1000', '--M', String(g.M), '--ef-construction', String(g.efConstruction), '--ef', efs.join(','), ...extra]).stdout);
     rows.push(r);
   }
   const ms = (x) => x.toFixed(2);
@@ -392,7 +401,7 @@ function benchHnsw() {
     .flatMap((r) =>
       r.sweep.map(
         (s, i) =>
-          `| ${i === 0 ? r.docs.toLocaleString('en') : ''} | ${i === 0 ? `${r.buildSeconds === null ? 'n/a' : r.buildSeconds.toFixed(1)}${r.graphReused ? ` (graph built ${r.graphBuiltAt}, reused)` : ''}` : ''} | ${s.efSearch} | ${ms(s.p50ms)} / ${ms(s.p95ms)} | ${ms(s.cpuP50ms)} / ${ms(s.cpuP95ms)} | ${s.overlap10.toFixed(4)} | ${i === 0 ? `${Math.round(r.bytesPerVector)} (layout ${Math.round(r.layoutBytesPerVector)}, vector ${r.rawVectorBytes})` : ''} | ${i === 0 ? `${ms(r.exactMsPerQuery)}${r.exactCpuMsPerQuery !== undefined ? ` (CPU ${ms(r.exactCpuMsPerQuery)})` : ''}` : ''} |`,
+          `| ${i === 0 ? `${r.docs.toLocaleString('en')} (${graphText(r)})` : ''} | ${i === 0 ? `${r.buildSeconds === null ? 'n/a' : r.buildSeconds.toFixed(1)}${r.graphReused ? ` (graph built ${r.graphBuiltAt}, reused)` : ''}` : ''} | ${s.efSearch} | ${ms(s.p50ms)} / ${ms(s.p95ms)} | ${ms(s.cpuP50ms)} / ${ms(s.cpuP95ms)} | ${s.overlap10.toFixed(4)} | ${i === 0 ? `${Math.round(r.bytesPerVector)} (layout ${Math.round(r.layoutBytesPerVector)}, vector ${r.rawVectorBytes})` : ''} | ${i === 0 ? `${ms(r.exactMsPerQuery)}${r.exactCpuMsPerQuery !== undefined ? ` (CPU ${ms(r.exactCpuMsPerQuery)})` : ''}` : ''} |`,
       ),
     )
     .join('\n');
@@ -401,7 +410,7 @@ function benchHnsw() {
   const rec = big.sweep.find((s) => s.overlap10 >= 0.99) ?? big.sweep[big.sweep.length - 1];
   const hnswMet = rec.p95ms < 5 && rec.overlap10 >= 0.99;
   target(
-    `HNSW at ${big.docs.toLocaleString('en')} × 384-d (M 32, efConstruction 200, efSearch ${rec.efSearch}: the smallest swept reaching overlap 0.99, else the largest)`,
+    `HNSW at ${big.docs.toLocaleString('en')} × 384-d (${graphText(big)}, efSearch ${rec.efSearch}: the smallest swept reaching overlap 0.99, else the largest)`,
     `p95 ${ms(rec.p95ms)} ms wall (CPU ${ms(rec.cpuP95ms)} ms), overlap@10 ${rec.overlap10.toFixed(4)}`,
     `exact GEMM ${ms(big.exactMsPerQuery)} ms/query`,
     null,
@@ -418,15 +427,15 @@ function benchHnsw() {
     const fastest = under5[under5.length - 1];
     const reach = big.sweep.find((s) => s.overlap10 >= 0.99);
     const reason =
-      `Along the efSearch sweep on one graph (M 32, efConstruction 200), recall and latency trade against each other: ` +
+      `Along the efSearch sweep on one graph (${graphText(big)}), recall and latency trade against each other: ` +
       (fastest ? `the largest efSearch with p95 under 5 ms is ${fastest.efSearch} (p95 ${ms(fastest.p95ms)} ms, CPU ${ms(fastest.cpuP95ms)} ms) at overlap@10 ${fastest.overlap10.toFixed(4)}; ` : 'no efSearch swept has p95 under 5 ms; ') +
       (reach ? `the smallest reaching overlap 0.99 is ${reach.efSearch} (overlap ${reach.overlap10.toFixed(4)}) at p95 ${ms(reach.p95ms)} ms (CPU ${ms(reach.cpuP95ms)} ms).` : `no efSearch swept reaches overlap 0.99 (largest: ${big.sweep[big.sweep.length - 1].efSearch}, overlap ${big.sweep[big.sweep.length - 1].overlap10.toFixed(4)}).`) +
       ` The search itself is hnswlib's native searchKnn (graph walk and distance computations; hnswlib-node is built by node-gyp with the compiler's default flags, so its distances use SSE, not AVX, on this AVX-512 machine), one query at a time on one core. ` +
-      `On these vectors every point is its cluster's centre plus isotropic 384-d noise, so neighbours inside a cluster are almost equidistant, the hardest case for a proximity graph; recall at a fixed efSearch falls with the corpus far faster than between 6k and 100k (table above). A denser graph (M 48–64, efConstruction 400) is the next thing to measure; each 1M build is an hour of one core here.`;
-    hnswWhy = whyMissed('no', ['--expose-gc', join(root, 'scripts', 'bench-hnsw.mjs'), '--docs', String(big.docs), '--queries', '1000', '--M', '32', '--ef-construction', '200', '--ef', big.sweep.map((s) => s.efSearch).join(','), '--graph-cache', join(work, 'hnsw-graphs')], reason);
+      `On these vectors every point is its cluster's centre plus isotropic 384-d noise, so neighbours inside a cluster are almost equidistant, the hardest case for a proximity graph; recall at a fixed efSearch falls with the corpus far faster than between 6k and 100k (table above). A denser graph is no way out: M 48 (same efConstruction), measured outside the bench on the same vectors, was slower at every overlap (README, HNSW); each 1M build is half an hour to an hour of one core here.`;
+    hnswWhy = whyMissed('no', ['--expose-gc', join(root, 'scripts', 'bench-hnsw.mjs'), '--docs', String(big.docs), '--queries', '1000', '--M', String(big.M), '--ef-construction', String(big.efConstruction), '--ef', big.sweep.map((s) => s.efSearch).join(','), '--graph-cache', join(work, 'hnsw-graphs')], reason);
   }
   sections.push(
-    `## HNSW vs exact search\n\nSynthetic clustered unit vectors (384-d, 300 Zipf-sized clusters around a shared direction), 1,000 queries from the same distribution, k = 10, hnswlib-node ${pkgVersion('hnswlib-node')} (M 32, efConstruction 200, single-thread build), one graph per size searched at each efSearch. ` +
+    `## HNSW vs exact search\n\nSynthetic clustered unit vectors (384-d, 300 Zipf-sized clusters around a shared direction), 1,000 queries from the same distribution, k = 10, hnswlib-node ${pkgVersion('hnswlib-node')} (single-thread build; ${graphText(HNSW_SMALL)} up to 100k vectors${graphText(HNSW_LARGE) === graphText(HNSW_SMALL) ? ' and past that' : `, ${graphText(HNSW_LARGE)} past that`}), one graph per size searched at each efSearch. ` +
       `Latency: one query at a time, graph search plus exact re-scoring, p50 / p95, as wall time and as CPU time of the process (which waiting for a core on a shared machine does not inflate). Memory: resident-memory growth of the build per vector, and hnswlib's layout (level-0 links, vector, label, upper-level links, lock and label-map entry). Exact: the GEMM-screened exact path, per query, all queries in one call.${full ? '' : ' The 1M tier runs with `--full`.'}\n\n` +
       `| vectors | build s | efSearch | p50 / p95 ms (wall) | p50 / p95 ms (CPU) | overlap@10 | bytes/vector | exact ms/query |\n|---|---|---|---|---|---|---|---|\n${table}\n\n` +
       `Memory at 1M × 384-d: the float32 vectors alone are ${((1e6 * 384 * 4) / 2 ** 30).toFixed(2)} GiB, the graph about ${((1e6 * perVector) / 2 ** 30).toFixed(2)} GiB in all (vectors included, ${Math.round(perVector)} bytes per vector), and the dense stage keeps its own copy of the vectors for exact re-scoring (another ${((1e6 * 384 * 4) / 2 ** 30).toFixed(2)} GiB): about 3.3 GiB. ` +

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { buildTinyDecoder, buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
+import { buildTinyDecoder, buildTinyEncoder, seededUniform, type TinyModelInfo } from './helpers/tiny-models.js';
 import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
 import { resolveModel } from '../src/models/resolve.js';
 import { bucketWidth } from '../src/util/length-buckets.js';
@@ -229,6 +229,37 @@ describe('pure parts', () => {
     }
     expect(() => poolBatch(h, numbers, 'cls', false, 4)).toThrow('pooling: 4 rows asked of a batch of 3');
     expect(() => poolBatch(h, [0, 0, 0, 1, 1, 1, 1, 1, 1], 'cls', false)).toThrow('pooling: text 0 of the batch has no real token');
+  });
+
+  it('mean pooling gives the plain masked mean bit for bit: row by row additions in double, whatever H, T and mask', () => {
+    const u = seededUniform(11);
+    /** The definition: per component, the real tokens added in order into a double, divided by their count. */
+    const plain = (data: Float32Array, mask: number[], B: number, T: number, H: number, rows: number): Float32Array[] =>
+      Array.from({ length: rows }, (_, b) => {
+        const acc = new Float64Array(H);
+        let count = 0;
+        for (let t = 0; t < T; t++) {
+          if (mask[b * T + t] === 0) continue;
+          count++;
+          for (let j = 0; j < H; j++) acc[j]! += data[(b * T + t) * H + j]!;
+        }
+        return Float32Array.from(acc, (x) => x / count);
+      });
+    let checked = 0;
+    for (const [B, T, H] of [[1, 1, 1], [2, 3, 7], [3, 5, 8], [2, 64, 13], [3, 65, 16], [2, 200, 24], [4, 130, 512]] as const) {
+      const data = Float32Array.from({ length: B * T * H }, () => {
+        const r = u();
+        // magnitudes apart, so the order of the additions shows in the low bits; -0 and exact zeros too
+        return r > 0.9 ? -0 : r > 0.8 ? 0 : Math.fround(r * 10 ** Math.floor((u() + 1) * 4));
+      });
+      const mask = Array.from({ length: B * T }, (_, i) => (i % T === 0 || u() > -0.6 ? 1 : 0)); // holes anywhere, a real first token
+      const rows = Math.max(1, B - 1);
+      const got = poolBatch({ data, batch: B, tokens: T, hidden: H }, mask, 'mean', false, rows);
+      const want = plain(data, mask, B, T, H, rows);
+      got.forEach((v, b) => v.forEach((x, j) => expect(Object.is(x, want[b]![j]!), `B${B} T${T} H${H} row ${b} component ${j}`).toBe(true)));
+      checked += rows * H;
+    }
+    expect(checked).toBeGreaterThan(1500);
   });
 
   it('frameAndTruncate keeps the special-token frame', () => {
