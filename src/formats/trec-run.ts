@@ -105,8 +105,8 @@ function orderQueries(run: Run, queryOrder: readonly string[] | undefined): stri
 export function formatTrecRun(run: Run, tag: string, queryOrder?: readonly string[], spelled: SpelledRun = new SpelledRun(run)): string {
   if (!/^\S+$/.test(tag)) throw new UserError(`TREC run: tag ${quote(tag)} must be non-empty and without whitespace`);
   const parts: string[] = [];
-  // doc id → the number of the last query it was seen in (0: checked, not yet seen), so one map
-  // both remembers the ids already checked and finds an id twice in one ranking.
+  // doc id → the number of the last query it was in: an id met before needs no second check, and
+  // one met in this very query is a duplicate (one map for both).
   const seenIn = new Map<string, number>();
   const tail = ` ${tag}\n`;
   let n = 0;
