@@ -68,8 +68,9 @@ describe('report.html page cache', () => {
     expect(pages()).toHaveLength(1);
     let calls = 0;
     const target = join(root, 'warm.html');
-    const hit = await writeCachedPage(cache, out, settings, target, async () => (calls++, 'rendered'));
-    expect([hit, calls]).toEqual([true, 0]);
+    const lines: string[] = [];
+    const hit = await writeCachedPage(cache, out, settings, target, async () => (calls++, 'rendered'), (l) => lines.push(l));
+    expect([hit, calls, lines]).toEqual([true, 0, []]);
     expect(readFileSync(target).equals(before)).toBe(true);
   }, 300_000);
 
@@ -122,8 +123,10 @@ describe('report.html page cache', () => {
       writeFileSync(file, damage(Buffer.from(good)));
       let calls = 0;
       const target = join(root, 'again.html');
-      const hit = await writeCachedPage(cache, out, settings, target, async () => (calls++, page.toString('utf8')));
+      const lines: string[] = [];
+      const hit = await writeCachedPage(cache, out, settings, target, async () => (calls++, page.toString('utf8')), (l) => lines.push(l));
       expect([hit, calls]).toEqual([false, 1]);
+      expect(lines).toEqual([expect.stringMatching(/^report: cached page .*\.html is unusable \(.+\); rendering it again$/)]);
       expect(readFileSync(target).equals(page)).toBe(true);
       expect(readFileSync(file).equals(good)).toBe(true);
     }

@@ -13,14 +13,15 @@
  * runs and rendering (about 0.4 s at full size).
  *
  * The cached file starts with one line naming the format and the SHA-256 of the page after it; a
- * file whose page does not match is ignored (the page is rendered again and the file rewritten).
+ * file whose page does not match is reported in one line, and the page is rendered again and the
+ * file rewritten.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareUtf8 } from '../../metrics/rank.js';
 import { writeFileAtomic } from '../../util/atomic.js';
-import { stableStringify } from '../../util/hash.js';
+import { sha256Hex, stableStringify } from '../../util/hash.js';
 import { codeFingerprint, ownPackage } from '../../util/package-version.js';
 
 export const PAGE_SUBFOLDER = 'report-html';
@@ -31,7 +32,6 @@ const FORMAT = 'skillret-report-page v1';
 export const EXECUTION_FIELDS = ['started_at', 'finished_at', 'stages', 'timings_seconds', 'peak_rss_bytes', 'peak_rss_mib_after'] as const;
 /** Files of a results folder outside the key (see the module comment). */
 const NOT_KEYED = new Set(['report.html', 'summary.md']);
-
 
 /** Files under `dir`, relative paths with `/`, in UTF-8 byte order. */
 function filesUnder(dir: string, prefix = ''): string[] {
@@ -73,19 +73,17 @@ export function reportPageKey(dir: string, settings: unknown): string {
   return h.digest('hex');
 }
 
-const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-/** The page kept in `file`, or undefined when there is none or it does not check out. */
-function readCached(file: string): Buffer | undefined {
+/** The page kept in `file`; undefined when there is none; a reason when it does not check out. */
+function readCached(file: string): Buffer | string | undefined {
   if (!existsSync(file)) return undefined;
   try {
     const buf = readFileSync(file);
     const nl = buf.indexOf(0x0a);
-    if (nl < 0) return undefined;
+    if (nl < 0) return 'no header line';
     const page = buf.subarray(nl + 1);
-    return buf.toString('latin1', 0, nl) === `${FORMAT} ${sha256(page)}` ? page : undefined;
-  } catch {
-    return undefined;
+    return buf.toString('latin1', 0, nl) === `${FORMAT} ${sha256Hex(page)}` ? page : 'header does not match the page (cut short or changed)';
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
   }
 }
 
@@ -93,15 +91,23 @@ function readCached(file: string): Buffer | undefined {
  * Writes `out` (report.html of results folder `dir`): the cached page when its key is there and
  * checks out, else `render()`'s page, which is then kept. Returns whether the cache answered.
  */
-export async function writeCachedPage(cacheDir: string, dir: string, settings: unknown, out: string, render: () => Promise<string>): Promise<boolean> {
+export async function writeCachedPage(
+  cacheDir: string,
+  dir: string,
+  settings: unknown,
+  out: string,
+  render: () => Promise<string>,
+  log: (line: string) => void = () => {},
+): Promise<boolean> {
   const file = join(cacheDir, PAGE_SUBFOLDER, `${reportPageKey(dir, settings)}.html`);
   const cached = readCached(file);
-  if (cached) {
+  if (cached instanceof Buffer) {
     writeFileAtomic(out, cached);
     return true;
   }
+  if (cached !== undefined) log(`report: cached page ${file} is unusable (${cached}); rendering it again`);
   const page = Buffer.from(await render(), 'utf8');
   writeFileAtomic(out, page);
-  writeFileAtomic(file, Buffer.concat([Buffer.from(`${FORMAT} ${sha256(page)}\n`, 'latin1'), page]));
+  writeFileAtomic(file, Buffer.concat([Buffer.from(`${FORMAT} ${sha256Hex(page)}\n`, 'latin1'), page]));
   return false;
 }

@@ -44,7 +44,7 @@ export async function writeReportFile(paths: readonly string[], out: string, o: 
 export async function writeHtmlReport(output: string, stats: { seed: number; iterations: number }, cache?: ReportCache): Promise<string> {
   const out = join(output, 'report.html');
   const o: ReportOptions = { test: 'randomization', correction: 'holm', alpha: 0.05, seed: stats.seed, iterations: stats.iterations, commonQueries: false };
-  if (cache) await writeCachedPage(cache.cacheDir, output, o, out, async () => (await renderReportFile([output], o, cache)).html);
+  if (cache) await writeCachedPage(cache.cacheDir, output, o, out, async () => (await renderReportFile([output], o, cache)).html, cache.log);
   else await writeReportFile([output], out, o);
   return out;
 }
