@@ -132,11 +132,14 @@ export class ColumnInterner {
     let or = 0;
     for (let j = s; j < e; j++) or |= buf[j]!;
     this.strings.push(Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString(or & 0x80 ? 'utf8' : 'latin1', s, e));
+    // Each array is grown by its own bound: `offsets` needs id + 2 entries, `hashes` id + 1.
     if (id + 2 > this.offsets.length) {
-      const o = new Int32Array(this.offsets.length * 2);
+      const o = new Int32Array(Math.max(this.offsets.length * 2, id + 2));
       o.set(this.offsets);
       this.offsets = o;
-      const hs = new Int32Array(this.hashes.length * 2);
+    }
+    if (id + 1 > this.hashes.length) {
+      const hs = new Int32Array(Math.max(this.hashes.length * 2, id + 1));
       hs.set(this.hashes);
       this.hashes = hs;
     }
