@@ -83,7 +83,8 @@ export function buildProgram(write: (s: string) => void): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--split <split>', 'split, when --qrels is a dataset folder', 'test')
     .option('--measures <list>', 'measures instead of the defaults, e.g. NDCG@10,Recall@20,MRR@10 (trec_eval names like ndcg_cut_10 work too)', splitList)
-    .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string; measures?: string[] }) => {
+    .option('--per-query', "with --format json: every evaluated query's unrounded values (per_query), like trec_eval -q")
+    .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string; measures?: string[]; perQuery?: boolean }) => {
       const { scoreCommand } = await import('./commands/score.js');
       write(await scoreCommand(opts));
     });

@@ -53,6 +53,14 @@ const expectedJson = `{
     "Completeness@2": 0,
     "MRR@2": 0.25
   },
+  "means": {
+    "NDCG@2": 0.11990623328406573,
+    "MAP@2": 0.125,
+    "Recall@2": 0.25,
+    "Precision@2": 0.25,
+    "Completeness@2": 0,
+    "MRR@2": 0.25
+  },
   "counts": {
     "evaluated": 2,
     "qrels_queries": 4,

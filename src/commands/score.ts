@@ -3,9 +3,12 @@
  * qrels file, a SkillRet qrels JSONL file, or a dataset folder) and returns the text to print.
  *
  * JSON output (2-space indent, trailing newline):
- *   {"queries": N, "metrics": {"NDCG@5": 0.46474, ...}, "counts": {...}, "ids": {...}}
- * metrics in key order, each the mean fraction rounded like Python's round(x, 5); counts are numbers,
- * `ids` lists the skipped / flagged query ids. Table output: one row per measure, the mean x100 with
+ *   {"queries": N, "metrics": {"NDCG@5": 0.46474, ...}, "means": {"NDCG@5": 0.4647412…, ...},
+ *    "counts": {...}, "ids": {...}, "per_query"?: {qid: {"NDCG@5": …, ...}}}
+ * metrics in key order, each the mean fraction rounded like Python's round(x, 5); `means` the same
+ * means unrounded (every bit of the double, to set beside trec_eval's `%.17g`); counts are numbers,
+ * `ids` lists the skipped / flagged query ids; `per_query` (with `--per-query`) every evaluated
+ * query's unrounded values, in qrels order (trec_eval's `-q`). Table output: one row per measure, the mean x100 with
  * 2 decimals (Python's f"{x*100:.2f}", right-aligned), then one line of counts and, if any, warnings.
  */
 import { UserError } from '../core/errors.js';
@@ -26,20 +29,25 @@ export interface ScoreOptions {
   split: string;
   /** Explicit measures (e.g. ["NDCG@10", "P@5"]), in output order; default: all measures at `k`. */
   measures?: string[];
+  /** JSON only: add every evaluated query's values (`per_query`). */
+  perQuery?: boolean;
 }
 
 /** The JSON document of a score (see the module comment). */
-export function scoreJson(e: Evaluation, extraNoRelevant: readonly string[] = []): string {
+export function scoreJson(e: Evaluation, extraNoRelevant: readonly string[] = [], perQuery = false): string {
   const metrics: Record<string, number> = {};
+  const means: Record<string, number> = {};
   for (const m of e.measures) {
     const key = measureKey(m);
     metrics[key] = roundHalfEven(e.aggregate[key]!, 5);
+    means[key] = e.aggregate[key]!;
   }
   const c = e.counts;
   const noRelevant = [...c.noRelevant, ...extraNoRelevant];
   const doc = {
     queries: c.evaluated,
     metrics,
+    means,
     counts: {
       evaluated: c.evaluated,
       qrels_queries: c.qrelsQueries + extraNoRelevant.length,
@@ -56,6 +64,7 @@ export function scoreJson(e: Evaluation, extraNoRelevant: readonly string[] = []
       no_relevant: noRelevant,
       query_id_as_doc: c.queryIdAsDoc,
     },
+    ...(perQuery ? { per_query: Object.fromEntries(e.perQuery) } : {}),
   };
   return JSON.stringify(doc, null, 2) + '\n';
 }
@@ -95,6 +104,7 @@ export async function scoreCommand(o: ScoreOptions): Promise<string> {
   if (o.format !== 'table' && o.format !== 'json') {
     throw new UserError(`--format: expected table or json, got ${JSON.stringify(o.format)}`);
   }
+  if (o.perQuery === true && o.format !== 'json') throw new UserError('--per-query: needs --format json');
   const { evaluation, queriesWithoutGold } = await scoreRun(o);
-  return o.format === 'json' ? scoreJson(evaluation, queriesWithoutGold) : scoreTable(evaluation, queriesWithoutGold);
+  return o.format === 'json' ? scoreJson(evaluation, queriesWithoutGold, o.perQuery === true) : scoreTable(evaluation, queriesWithoutGold);
 }
