@@ -29,9 +29,10 @@ export class Bm25IndexFormatError extends Error {
   override readonly name = 'Bm25IndexFormatError';
 }
 
-const align8 = (n: number): number => (n + 7) & ~7;
+/** n rounded up to a multiple of 8, in float64 arithmetic: files pass 2 GiB (a 32-bit `(n + 7) & ~7` turns negative there). */
+const align8 = (n: number): number => Math.ceil(n / 8) * 8;
 
-interface Layout {
+export interface Layout {
   docLen: number;
   idf: number;
   postingStart: number;
@@ -43,7 +44,8 @@ interface Layout {
   total: number;
 }
 
-function layout(n: number, v: number, p: number, vocabBytes: number): Layout {
+/** Byte offsets of the sections for N documents, V terms, P postings and a term blob of `vocabBytes` (exported for tests). */
+export function layout(n: number, v: number, p: number, vocabBytes: number): Layout {
   let at = HEADER_BYTES;
   const docLen = at;
   at = align8(at + 4 * n);
