@@ -152,8 +152,11 @@ export function randomizationPValues(
   return pValues;
 }
 
-/** Over `its` iterations of sign words: how many permuted means are at least as extreme. */
-function countExtreme(table: Float64Array, words: Int32Array, W: number, its: number, n: number, threshold: number): number {
+/**
+ * Over `its` iterations of sign words: how many permuted means are at least as extreme (exported
+ * for the tests, which pin every permuted mean of this loop through its threshold).
+ */
+export function countExtreme(table: Float64Array, words: Int32Array, W: number, its: number, n: number, threshold: number): number {
   let extreme = 0;
   for (let t = 0; t < its; t++) {
     let a0 = 0;
