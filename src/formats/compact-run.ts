@@ -28,7 +28,9 @@ export function decodeCompactRun(rows: unknown, docIds: readonly string[], queri
     if (qid !== queries[i]!.id || !Array.isArray(docs) || !Array.isArray(scores) || docs.length !== scores.length) throw new Error(`query ${i} does not match`);
     const hits: ScoredDoc[] = new Array<ScoredDoc>(docs.length);
     for (let j = 0; j < docs.length; j++) {
-      const id = docIds[docs[j]!];
+      const k = docs[j];
+      // a document number only: an index given as a string ("length", "constructor") is no document
+      const id = typeof k === 'number' ? docIds[k] : undefined;
       if (id === undefined || typeof scores[j] !== 'number') throw new Error(`query ${i}: hit ${j} out of range`);
       hits[j] = { docId: id, score: scores[j]! };
     }
