@@ -148,7 +148,8 @@ class PieceTable {
   private slots = new Int32Array(4 << 16).fill(-1);
   private pool = new Uint16Array(1 << 18);
   private poolUsed = 0;
-  private size = 0;
+  /** Distinct pieces held. */
+  size = 0;
 
   /** Tokens of text[start, end), whose `fnv1a` hash is `h` (counted and added when new). */
   count(text: string, start: number, end: number, h: number): number {
@@ -202,6 +203,11 @@ class PieceTable {
 }
 
 const pieces = new PieceTable();
+
+/** Distinct pieces counted so far in this thread (for tests: each is held once, whatever the table's growth). */
+export function pieceTableSize(): number {
+  return pieces.size;
+}
 
 /**
  * Counts of the pieces of one or two ASCII units (a third of a text's pieces: white space,
