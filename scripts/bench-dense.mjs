@@ -12,6 +12,13 @@
  *    and 4,392 queries (the sample queries and paragraphs of other skills), embedded with that
  *    model; exact vs HNSW time and overlap for the same M x efSearch grid (--text-index).
  *
+ * Values before speeds: each exact top-k (the GEMM path, the reference of every overlap figure) is
+ * checked against a plain dot-product search on a sample of queries (scripts/bench-checks.mjs
+ * exactSampleCheck), and with --js against the plain JS kernel on every query, before its time is
+ * printed; a part whose values differ prints FAILED with its first differences instead of times,
+ * skips its HNSW grid, and the script exits 1. (The encoding part times the embedder alone; its
+ * vectors are checked against raw onnxruntime-node by scripts/bench-onnx.mjs.)
+ *
  *   node scripts/bench-dense.mjs [--dims 384,1024] [--docs 6006] [--queries 4392] [--k 20]
  *     [--data clustered|isotropic] [--M 16,32] [--ef 50,100,200,400] [--ef-construction 200]
  *     [--js] [--threads N] [--model REF] [--sample DIR] [--skip-index] [--skip-encode] [--text-index] [--seed 1]
@@ -25,6 +32,19 @@ import { findEmbedderPreset } from '../dist/models/embedder-presets.js';
 import { resolveModel } from '../dist/models/resolve.js';
 import { Embedder } from '../dist/retrieval/dense/embedder.js';
 import { modelsDir, defaultCacheDir, offlineFromEnv } from '../dist/util/paths.js';
+import { Check, compareTopK, exactSampleCheck, failedSectionMarkdown } from './bench-checks.mjs';
+
+let failed = false;
+/** Prints the part as FAILED (no times) when a check failed; returns whether all passed. */
+function checked(title, checks) {
+  if (checks.every((c) => c.ok)) {
+    for (const c of checks) console.log(c.line());
+    return true;
+  }
+  failed = true;
+  console.log(`\n${failedSectionMarkdown(title, checks)}`);
+  return false;
+}
 
 function parseArgs(argv) {
   const o = {
@@ -136,13 +156,20 @@ async function benchIndex(o) {
     console.log(`\n## ${o.data} vectors, ${o.docs} docs x ${o.queries} queries x ${dim} dims, k = ${o.k}`);
     let t = performance.now();
     const exact = await exactTopKFast(D, ids, Q, o.k, o.threads ? { threads: o.threads } : {});
-    console.log(`exact (GEMM screen + exact re-score): ${secs(t)} s`);
+    const exactTime = secs(t);
+    const checks = [exactSampleCheck({ docs: D, ids, queries: Q, exact, k: o.k })];
+    let jsTime = null;
     if (o.js) {
       t = performance.now();
       const ref = exactTopK(D, ids, Q, o.k);
-      const same = ref.every((x, q) => x.indices.every((v, i) => v === exact[q].indices[i]) && x.scores.every((v, i) => v === exact[q].scores[i]));
-      console.log(`exact (plain JS kernel): ${secs(t)} s; identical to the GEMM path: ${same}`);
+      jsTime = secs(t);
+      const c = new Check('exact top-k of every query (GEMM path)', 'the plain JS kernel (exactTopK)');
+      ref.forEach((x, q) => compareTopK(c, `query ${q}`, exact[q], x));
+      checks.push(c);
     }
+    if (!checked(`exact search, ${dim} dims: FAILED`, checks)) continue;
+    console.log(`exact (GEMM screen + exact re-score): ${exactTime} s`);
+    if (jsTime !== null) console.log(`exact (plain JS kernel): ${jsTime} s; identical to the GEMM path`);
     hnswGrid(o, D, ids, Q, exact);
   }
 }
@@ -249,7 +276,9 @@ async function benchTextIndex(o, e, skills, sampleQueries) {
   const ids = Array.from({ length: o.docs }, (_, i) => `doc-${String(i).padStart(5, '0')}`);
   t = performance.now();
   const exact = await exactTopKFast(D, ids, Q, o.k, o.threads ? { threads: o.threads } : {});
-  console.log(`exact (GEMM screen + exact re-score): ${secs(t)} s`);
+  const exactTime = secs(t);
+  if (!checked('exact search on text embeddings: FAILED', [exactSampleCheck({ docs: D, ids, queries: Q, exact, k: o.k })])) return;
+  console.log(`exact (GEMM screen + exact re-score): ${exactTime} s`);
   hnswGrid(o, D, ids, Q, exact);
 }
 
@@ -257,3 +286,4 @@ const o = parseArgs(process.argv.slice(2));
 if (!o.skipIndex) await benchIndex(o);
 if (!o.skipEncode) await benchEncode(o);
 console.log(`\npeak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+if (failed) process.exitCode = 1;

@@ -9,19 +9,27 @@
  * p50ms/p95ms/overlap10/efSearch are those of the last value.
  * Imports the compiled code: run `npm run build` first.
  *
+ * Before the graph is built or searched, the exact side (exactTopKFast, the reference of every
+ * overlap figure) is checked against a plain dot-product search (scripts/bench-checks.mjs plainTopK:
+ * double sums rounded to float32, ties by id) on `--check-queries` queries (the first, the last,
+ * both sides of the GEMM path's query-block edges, then evenly spread): rank by rank, the same
+ * documents with the same float32 scores. The output's `checks` holds the result; when a value
+ * differs the script prints only {checks, failed: true} and exits 1, timing nothing further.
+ *
  * --graph-cache DIR keeps the graph (the dense stage's own store, src/retrieval/dense/index-hnsw.ts,
  * checked by size and sha256 before reuse) and its measured build time, so a later sweep with
  * other efSearch values over the same vectors and parameters does not rebuild it (the 1M graph
  * takes about an hour on 2 cores); the output then says `graphReused` and when it was built.
  *
  *   node scripts/bench-hnsw.mjs --docs 100000 [--dim 384] [--queries 1000] [--M 32]
- *     [--ef-construction 200] [--ef 64,128,200] [--k 10] [--seed 1] [--graph-cache DIR]
+ *     [--ef-construction 200] [--ef 64,128,200] [--k 10] [--seed 1] [--graph-cache DIR] [--check-queries 16]
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exactTopKFast } from '../dist/retrieval/dense/index-exact-fast.js';
 import { buildHnsw, buildOrLoadHnsw } from '../dist/retrieval/dense/index-hnsw.js';
 import { dotRows, rankCandidates, tieRanks } from '../dist/retrieval/dense/index-exact.js';
+import { exactSampleCheck } from './bench-checks.mjs';
 
 const arg = (n, d) => {
   const i = process.argv.indexOf(n);
@@ -43,6 +51,7 @@ const k = arg('--k', 10);
 const seed = arg('--seed', 1);
 const graphCacheAt = process.argv.indexOf('--graph-cache');
 const graphCache = graphCacheAt >= 0 ? process.argv[graphCacheAt + 1] : null;
+const checkQueries = arg('--check-queries', 16);
 
 function rng(seed) {
   let s = seed >>> 0;
@@ -78,9 +87,23 @@ function vectors(n) {
 const docs = vectors(N);
 const queries = vectors(Q);
 const ids = Array.from({ length: N }, (_, i) => `d${String(i).padStart(7, '0')}`);
+
+// The exact side first: every overlap figure is read against it, so it is checked before any
+// graph is built or timed.
+let t = performance.now();
+const cpu0 = process.cpuUsage();
+const exact = await exactTopKFast(docs, ids, queries, k);
+const exactSeconds = (performance.now() - t) / 1000;
+const exactCpu = process.cpuUsage(cpu0);
+const checks = [exactSampleCheck({ docs, ids, queries, exact, k, count: checkQueries })];
+if (!checks.every((c) => c.ok)) {
+  console.log(JSON.stringify({ docs: N, dim, queries: Q, checks, failed: true }));
+  process.exit(1);
+}
+
 global.gc?.();
 const rss0 = process.memoryUsage().rss;
-let t = performance.now();
+t = performance.now();
 let index;
 let buildSeconds;
 let graph = null; // { reused, builtAt } with --graph-cache
@@ -125,11 +148,6 @@ for (const ef of efs) {
   // per query (getrusage, microseconds) does not.
   sweep.push({ efSearch: ef, p50ms: pct(lat, 0.5), p95ms: pct(lat, 0.95), cpuP50ms: pct(cpu, 0.5), cpuP95ms: pct(cpu, 0.95), approx });
 }
-t = performance.now();
-const cpu0 = process.cpuUsage();
-const exact = await exactTopKFast(docs, ids, queries, k);
-const exactSeconds = (performance.now() - t) / 1000;
-const exactCpu = process.cpuUsage(cpu0);
 for (const s of sweep) {
   let hit = 0;
   for (let q = 0; q < Q; q++) {
@@ -165,5 +183,6 @@ console.log(
     exactCpuMsPerQuery: (exactCpu.user + exactCpu.system) / 1000 / Q,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     ...(graph ? { graphReused: graph.reused, graphBuiltAt: graph.builtAt, graphLoadSeconds: graph.loadSeconds } : {}),
+    checks,
   }),
 );

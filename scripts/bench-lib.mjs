@@ -13,7 +13,9 @@ const GNU_TIME = '/usr/bin/time';
 
 /**
  * Runs `cmd args` to completion; returns wall seconds, CPU seconds (user + system) and peak RSS
- * in MiB (null without GNU time). Throws with the command's stderr when it fails.
+ * in MiB (null without GNU time), and the exit status. Throws with the command's stderr when it
+ * fails, unless `opts.allowFailure` (a script that reports a failed value check on stdout and
+ * exits 1).
  */
 export function timeProcess(cmd, args, opts = {}) {
   const out = join(tmpdir(), `bench-time-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
@@ -23,7 +25,7 @@ export function timeProcess(cmd, args, opts = {}) {
     ? spawnSync(GNU_TIME, ['-f', '%e %U %S %M', '-o', out, cmd, ...args], { cwd: opts.cwd ?? root, env: opts.env ?? process.env, encoding: 'utf8', maxBuffer: 1 << 28 })
     : spawnSync(cmd, args, { cwd: opts.cwd ?? root, env: opts.env ?? process.env, encoding: 'utf8', maxBuffer: 1 << 28 });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  if (r.status !== 0) {
+  if (r.status !== 0 && !(opts.allowFailure && r.status !== null)) {
     rmSync(out, { force: true });
     throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${(r.stderr || r.stdout || '').slice(-2000)}`);
   }
@@ -35,7 +37,7 @@ export function timeProcess(cmd, args, opts = {}) {
     rss = Number(f[3]) / 1024;
     rmSync(out, { force: true });
   }
-  return { wall, cpu, rss, stdout: r.stdout, stderr: r.stderr };
+  return { wall, cpu, rss, status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** { median, min, max, n } of numbers (nulls dropped); null when none. */

@@ -5,11 +5,19 @@
  * trec_eval 10.0 takes 0.19 s wall for the same job on this kind of machine (measurements.md).
  * Imports the compiled code: run `npm run build` first.
  *
- *   node scripts/bench-metrics.mjs [--queries 4392] [--depth 20] [--seed 1]
+ * Values before speeds: before anything is timed, `skillret-eval score`'s per-query values and
+ * means on the written files are checked against the Map-based evaluator on a plain reading of
+ * them (scripts/bench-checks.mjs scoreChecks; with --trec-eval PATH also against trec_eval), and
+ * afterwards the timed in-process calls must print the checked values; on a difference the script
+ * prints FAILED with the first differences instead of times and exits 1.
+ *
+ *   node scripts/bench-metrics.mjs [--trec-eval PATH] [--queries 4392] [--depth 20] [--seed 1]
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Check, cFixed, failedSectionMarkdown, scoreChecks } from './bench-checks.mjs';
 import { evaluate } from '../dist/metrics/evaluate.js';
 import { defaultMeasures } from '../dist/metrics/measures.js';
 import { scoreCommand } from '../dist/commands/score.js';
@@ -44,15 +52,29 @@ for (let q = 0; q < Q; q++) {
   run.set(qid, docs);
 }
 const measures = defaultMeasures([5, 10, 15]);
-const t0 = process.hrtime.bigint();
-const e = evaluate(qrels, run, measures);
-const t1 = process.hrtime.bigint();
 const dir = mkdtempSync(join(tmpdir(), 'bench-metrics-'));
 writeFileSync(join(dir, 'run.trec'), runLines.join('\n') + '\n');
 writeFileSync(join(dir, 'qrels.txt'), qrelLines.join('\n') + '\n');
+const fail = (checks) => {
+  console.log(failedSectionMarkdown('metrics: FAILED', checks));
+  process.exit(1);
+};
+// Values first (see the module comment).
+const cli = fileURLToPath(new URL('../bin/skillret-eval.js', import.meta.url));
+const checked = await scoreChecks({ node: process.execPath, cli, qrelsPath: join(dir, 'qrels.txt'), runPath: join(dir, 'run.trec'), trecEval: args['trec-eval'] ?? null, label: `${Q} × ${depth}` });
+if (!checked.checks.every((c) => c.ok)) fail(checked.checks);
+const t0 = process.hrtime.bigint();
+const e = evaluate(qrels, run, measures);
+const t1 = process.hrtime.bigint();
 const t2 = process.hrtime.bigint();
-await scoreCommand({ qrels: join(dir, 'qrels.txt'), run: join(dir, 'run.trec'), k: [5, 10, 15], format: 'json', split: 'test' });
+const printed = await scoreCommand({ qrels: join(dir, 'qrels.txt'), run: join(dir, 'run.trec'), k: [5, 10, 15], format: 'json', split: 'test' });
 const t3 = process.hrtime.bigint();
+const timed = new Check('metrics of the timed evaluate() and score command', 'the checked values');
+const printedMetrics = JSON.parse(printed).metrics;
+for (const [k, v] of Object.entries(checked.metrics)) timed.same(`score command ${k}`, printedMetrics[k], v);
+for (const [k, v] of Object.entries(checked.metrics)) timed.same(`evaluate() ${k}, rounded to 5 decimals`, Number(cFixed(e.aggregate[k], 5)), v);
+if (!timed.ok) fail([...checked.checks, timed]);
+for (const c of checked.checks) console.log(c.line());
 console.log(`metrics: ${Q} queries × ${depth}, ${measures.length} measures`);
 console.log(`  evaluate() in process: ${(Number(t1 - t0) / 1e6).toFixed(1)} ms (NDCG@10 ${e.aggregate['NDCG@10'].toFixed(5)})`);
 console.log(`  score command (read run + qrels files, evaluate, JSON): ${(Number(t3 - t2) / 1e6).toFixed(1)} ms`);

@@ -14,6 +14,13 @@
  * `--runs` times; wall and CPU seconds
  * (process user + system: both onnxruntime threads) per pass, medians.
  *
+ * Before anything is timed, the values are checked: the vectors of one untimed pass of ours (a
+ * fresh embedder, an empty cache folder) against raw onnxruntime-node's token states on the same
+ * ids, batches and shapes, pooled and normalised here by their plain definition (the preset's
+ * pooling over the attention mask in double precision, token by token; L2 normalisation of the
+ * float32 vector by max(norm, 1e-12)), bit for bit. The output's `checks` holds the result; when a
+ * value differs the script prints only {checks, failed: true} and exits 1, timing nothing.
+ *
  * Text sets (`--set`): `documents` (name | description | skill_md of the skills: long, most cut to
  * the model's window), `short` (name | description: short, varied lengths, where batching by
  * length matters). Prints one JSON line. Imports the compiled code: run `npm run build` first.
@@ -31,6 +38,7 @@ import { planBatches } from '../dist/util/batch-plan.js';
 import { DEFAULT_MAX_BATCH_TOKENS, Embedder } from '../dist/retrieval/dense/embedder.js';
 import { encodeWithCache } from '../dist/retrieval/dense/encode-cached.js';
 import { defaultCacheDir, modelsDir } from '../dist/util/paths.js';
+import { Check, compareVectors } from './bench-checks.mjs';
 
 const argv = process.argv.slice(2);
 const arg = (n, d) => {
@@ -137,6 +145,89 @@ async function timed(fn) {
   return { wall: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6, r };
 }
 
+/**
+ * Raw onnxruntime-node's token states over `plan`'s batches, pooled and normalised by the plain
+ * definition (see the module comment): one vector per text, in text order.
+ */
+async function rawVectors() {
+  const session = await rawSession();
+  const out = new Array(tok.length);
+  try {
+    const inputNames = new Set(session.inputNames);
+    for (let b = 0; b < plan.batches.length; b++) {
+      const lists = plan.batches[b].map((i) => tok[i]);
+      while (lists.length < plan.rows[b]) lists.push(lists[0]);
+      const B = lists.length;
+      const T = plan.widths[b];
+      const ids = new BigInt64Array(B * T);
+      const mask = new BigInt64Array(B * T);
+      lists.forEach((list, r) => {
+        const off = r * T + (e.paddingSide === 'left' ? T - list.length : 0);
+        for (let j = 0; j < list.length; j++) {
+          ids[off + j] = BigInt(list[j]);
+          mask[off + j] = 1n;
+        }
+      });
+      const feeds = { input_ids: new ort.Tensor('int64', ids, [B, T]), attention_mask: new ort.Tensor('int64', mask, [B, T]) };
+      if (inputNames.has('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(B * T), [B, T]);
+      const res = await session.run(feeds);
+      const is3d = (v) => v && v.dims?.length === 3 && v.dims[0] === B && v.dims[1] === T;
+      const hidden = is3d(res.last_hidden_state) ? res.last_hidden_state : is3d(res.token_embeddings) ? res.token_embeddings : Object.values(res).find(is3d);
+      if (!hidden) throw new Error(`raw: no [batch, tokens, hidden] output (${Object.keys(res).join(', ')})`);
+      const H = hidden.dims[2];
+      const data = hidden.data;
+      plan.batches[b].forEach((i, r) => {
+        const real = [];
+        for (let t = 0; t < T; t++) if (mask[r * T + t] !== 0n) real.push(t);
+        const acc = new Float64Array(H);
+        if (options.pooling === 'mean') {
+          for (const t of real) for (let j = 0; j < H; j++) acc[j] += data[(r * T + t) * H + j];
+          for (let j = 0; j < H; j++) acc[j] /= real.length;
+        } else {
+          const t = options.pooling === 'cls' ? real[0] : real[real.length - 1];
+          for (let j = 0; j < H; j++) acc[j] = data[(r * T + t) * H + j];
+        }
+        const v = Float32Array.from(acc);
+        if (options.normalize) {
+          let ss = 0;
+          for (let j = 0; j < H; j++) ss += v[j] * v[j];
+          const n = Math.max(Math.sqrt(ss), 1e-12);
+          for (let j = 0; j < H; j++) v[j] = v[j] / n;
+        }
+        out[i] = v;
+      });
+      for (const v of Object.values(res)) v.dispose?.();
+    }
+  } finally {
+    await session.release();
+  }
+  return out;
+}
+
+/** One untimed pass of ours against raw onnxruntime-node's pooled states (see the module comment). */
+async function checkValues() {
+  const cacheDir = mkdtempSync(join(tmpdir(), 'bench-onnx-check-'));
+  const fresh = await load();
+  let vectors;
+  try {
+    await fresh.embed([warmText], 'document');
+    ({ vectors } = await encodeWithCache(fresh, texts, 'document', { modelSha256: 'bench', tokenizerSha256: 'bench', cache: { cacheDir, useCache: true, log: () => {} } }));
+  } finally {
+    await fresh.dispose();
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+  const c = new Check(`${modelName} vectors of the ${texts.length} ${set} texts (${options.pooling} pooling${options.normalize ? ', normalised' : ''})`, 'raw onnxruntime-node on the same ids and batches, pooled by the plain definition, every bit');
+  compareVectors(c, vectors, await rawVectors());
+  return c;
+}
+
+const checks = [await checkValues()];
+if (!checks.every((c) => c.ok)) {
+  console.log(JSON.stringify({ model: modelName, set, texts: nTexts, checks, failed: true }));
+  await e.dispose();
+  process.exit(1);
+}
+
 const res = { ours: [], oursCpu: [], oursTokenize: [], oursForward: [], rawBuckets: [], rawBucketsCpu: [], rawOrder: [], rawOrderCpu: [] };
 /** Our whole cold path, with a freshly loaded embedder and an empty cache folder. */
 async function oursPass() {
@@ -200,6 +291,7 @@ console.log(
     overheadTotal: med(ratios) - 1,
     overheadCpu: med(cpuRatios) - 1,
     overheadPerRun: ratios.map((x) => x - 1),
+    checks,
   }),
 );
 await e.dispose();

@@ -6,6 +6,12 @@
  * Reference for BM25 + scoring: bm25s 0.3.3 15.2 s / 429 MB and trec_eval 0.19 s (measurements.md).
  * Text comes from scripts/bench-bm25.mjs's generator (resampled from the shared sample when present).
  *
+ * Values before speeds: the cold run's metrics.json and per-query.jsonl (every stage) are checked
+ * against the Map-based evaluator on its run.trec and the qrels, read plainly, and the warm run's
+ * results files against the cold run's, byte for byte (scripts/bench-checks.mjs), before either
+ * run's times are printed; on a difference the script prints FAILED with the first differences
+ * instead of times and exits 1.
+ *
  *   node scripts/bench-pipeline.mjs [--docs 6006] [--queries 4392] [--no-glove]
  */
 import { spawnSync } from 'node:child_process';
@@ -13,6 +19,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Check, compareResultFiles, failedSectionMarkdown, resultFileBytes, resultsFolderChecks } from './bench-checks.mjs';
 
 const argv = process.argv.slice(2);
 const arg = (name, def) => {
@@ -64,11 +71,27 @@ cache_dir: ./cache
 `,
 );
 
+let cold = null;
 for (const label of ['cold (empty caches)', 'warm (caches filled)']) {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['bin/skillret-eval.js', 'run', join(dir, 'bench.yaml'), '-q', '--offline'], { cwd: root, encoding: 'utf8' });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) throw new Error(r.stderr);
+  // Values first (see the module comment).
+  let checks;
+  if (cold === null) {
+    cold = resultFileBytes(join(dir, 'out'));
+    checks = await resultsFolderChecks(join(dir, 'out'), readFileSync(join(dir, 'data/qrels/test.jsonl'), 'utf8'), 'cold run: ');
+  } else {
+    const c = new Check('results files of the warm run', "the cold run's, byte for byte");
+    compareResultFiles(c, resultFileBytes(join(dir, 'out')), cold);
+    checks = [c];
+  }
+  if (!checks.every((c) => c.ok)) {
+    console.log(failedSectionMarkdown(`${label}: FAILED`, checks));
+    process.exit(1);
+  }
+  for (const c of checks) console.log(c.line());
   const m = JSON.parse(readFileSync(join(dir, 'out/manifest.json'), 'utf8'));
   console.log(`${label}: ${wall.toFixed(1)} s wall, peak RSS ${(m.peak_rss_bytes / 2 ** 20).toFixed(0)} MiB`);
   for (const [k, v] of Object.entries(m.timings_seconds)) console.log(`  ${k.padEnd(24)} ${v.toFixed(2)} s`);

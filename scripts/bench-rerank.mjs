@@ -12,11 +12,19 @@
  * Text: the SkillRet sample when present ($SKILLRET_SAMPLE, default ../shared/data/skillret-sample beside the checkout:
  * queries/test.jsonl and skills/test.jsonl, document = name | description | skill_md), else synthetic
  * skill-like text. Each query is paired with 20 documents (deterministic choice).
+ *
+ * Values before speeds: first, untimed, the reference scores: every pair scored one at a time
+ * (batch 1, one batch in flight, the first thread count), the plain path. Each configuration's
+ * scores, cold and warm, must equal them bit for bit (the batch invariance of
+ * test/batch-invariance.test.ts, the thread invariance of test/thread-invariance.test.ts); a row
+ * whose scores differ is printed as FAILED with its first differences, without pairs/s, and the
+ * script exits 1.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Check } from './bench-checks.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const dist = (p) => join(root, 'dist', p);
@@ -28,7 +36,7 @@ const { loadCrossEncoder } = await import(dist('rerank/cross-encoder.js'));
 const { loadQwen3 } = await import(dist('rerank/qwen3.js'));
 const { configureTransformersEnv } = await import(dist('models/resolve.js'));
 const { modelsDir, defaultCacheDir } = await import(dist('util/paths.js'));
-const { SKILL_INSTRUCTION } = await import(dist('rerank/qwen3-template.js'));
+const { SKILL_INSTRUCTION } = await import(dist('models/qwen3-template.js'));
 
 function arg(name, dflt) {
   const i = process.argv.indexOf(`--${name}`);
@@ -79,7 +87,8 @@ for (let q = 0; pairs.length < nPairs; q = (q + 1) % queries.length) {
 }
 
 // ---- model ------------------------------------------------------------------------------
-configureTransformersEnv({ offline: true, cacheDir: defaultCacheDir(), modelsDir: modelsDir() });
+const { env: transformersEnv } = await import('@huggingface/transformers');
+configureTransformersEnv({ offline: true, cacheDir: defaultCacheDir(), modelsDir: modelsDir() }, transformersEnv);
 let location = resolve(modelArg);
 if (modelArg === 'glove-6b-100d-maxsim') {
   const { ensureGloveModels } = await import(dist('models/glove/convert.js'));
@@ -95,8 +104,15 @@ async function load(batchSize, threads, concurrency) {
 }
 
 log(`bench-rerank: ${type} ${location}; ${pairs.length} pairs from ${source}; ${cores} cores`);
-const rows = [];
+// The reference scores, untimed: one pair at a time.
 let reference;
+{
+  const r = await load(1, threadsList[0], 1);
+  reference = await r.score(pairs);
+  await r.dispose();
+}
+const rows = [];
+let failures = 0;
 for (const threads of threadsList) {
   for (const batchSize of batches) {
     for (const concurrency of concList) {
@@ -109,10 +125,21 @@ for (const threads of threadsList) {
       const scores = await r.score(pairs);
       const cold = (performance.now() - t0) / 1000;
       t0 = performance.now();
-      await r.score(pairs);
+      const warmScores = await r.score(pairs);
       const warm = (performance.now() - t0) / 1000;
-      reference ??= scores;
+      const check = new Check(`batch ${batchSize}, threads ${threads}, in flight ${concurrency}: scores of every pair, cold and warm`, 'each pair scored alone (batch 1), bit for bit');
+      for (const [label, got] of [['cold', scores], ['warm', warmScores]]) {
+        if (got.length !== reference.length) check.differ(`${label} pair count`, got.length, reference.length);
+        reference.forEach((want, i) => check.same(`${label} pair ${i}`, got[i], want));
+      }
       const maxDiff = scores.reduce((m, s, i) => Math.max(m, Math.abs(s - reference[i])), 0);
+      if (!check.ok) {
+        failures++;
+        rows.push({ batchSize, threads, concurrency, failed: true, check: check.toJSON() });
+        log(`FAILED: ${check.line().slice(2)}; first: ${check.differences.slice(0, 3).map((d) => `${d.where} ${d.ours} vs ${d.reference}`).join('; ')} (no pairs/s reported)`);
+        await r.dispose();
+        continue;
+      }
       const row = {
         batchSize,
         threads,
@@ -122,16 +149,20 @@ for (const threads of threadsList) {
         warmSeconds: +warm.toFixed(3),
         warmPairsPerSecond: +(pairs.length / warm).toFixed(1),
         truncatedPairs: (r.stats().truncatedPairs - truncatedBefore) / 2,
-        maxDiffVsFirst: maxDiff,
+        maxDiffVsReference: maxDiff,
       };
       rows.push(row);
       log(
         `batch ${String(batchSize).padStart(3)}  threads ${String(threads).padStart(2)}  in-flight ${concurrency}  ` +
           `cold ${row.coldPairsPerSecond.toFixed(1).padStart(8)} pairs/s  warm ${row.warmPairsPerSecond.toFixed(1).padStart(8)} pairs/s  ` +
-          `(max |Δscore| vs first row ${maxDiff.toExponential(1)})`,
+          `(scores identical to the one-at-a-time reference)`,
       );
       await r.dispose();
     }
   }
 }
 if (asJson) process.stdout.write(JSON.stringify({ type, model: location, pairs: pairs.length, source, cores, rows }, null, 2) + '\n');
+if (failures > 0) {
+  log(`${failures} configuration(s) FAILED: their scores differ from the reference`);
+  process.exitCode = 1;
+}

@@ -8,7 +8,7 @@
  *
  *   npm run bench -- [--trec-eval PATH] [--bm25s-python PYTHON [--bm25s-path DIR]] [--runs N]
  *                    [--full] [--only score,stats,bm25,warm,onnx,hnsw,curve] [--out DIR] [--work DIR]
- *                    [--hnsw-sizes 6006,20000]
+ *                    [--hnsw-sizes 6006,20000] [--fullsize DIR] [--score-qrels FILE --score-run FILE]
  *
  * --trec-eval: a trec_eval binary (usnistgov/trec_eval, built by you). --bm25s-python: a Python
  * with numpy and scipy that can import bm25s 0.3.3; --bm25s-path: a bm25s checkout to put on its
@@ -18,17 +18,52 @@
  * else the synthetic split.
  * Work files go to --work (default: <tmpdir>/skillret-bench; datasets are reused between runs).
  * The other scripts/bench-*.mjs files run alone too (see their headers).
+ *
+ * Values before speeds (scripts/bench-checks.mjs): each section first checks the values of what it
+ * times against a reference, and a section whose values differ is reported as FAILED with its first
+ * differences, never with a speed; the bench then exits 1. score: `skillret-eval score`'s per-query
+ * values and means against trec_eval at the precision it prints (%6.4f, or every bit from a %.17g
+ * build; Completeness@k from `-q` recall@k = 1, MRR@k from recip_rank with `-M k`) and, always,
+ * against the Map-based evaluator on a plain reading of the files: on the timed files, on the
+ * full-size split with a generated 20-deep run (--fullsize: the folder of its .jsonl.xz files,
+ * unpacked into --work and checked against the sha256 sums of its README, or an unpacked split;
+ * default ../shared/data/synth-fullsize, noted as absent when missing), and on --score-qrels /
+ * --score-run (TREC files) when given. stats: the SIMD kernels against the JS loops on the timed
+ * inputs (bench-stats.mjs --check). bm25: our run.trec against bm25s's rankings (without bm25s,
+ * against the in-process path of scripts/bench-bm25.mjs), every timed run's run.trec against the
+ * checked one, metrics.json and per-query.jsonl against the Map-based evaluator. warm: the results
+ * files (test/cache-state.test.ts's list, byte for byte; the other files but manifest.json too) of
+ * an untimed warm run and of every timed one against the cold run's. onnx: our vectors against raw
+ * onnxruntime-node's pooled by their plain definition (bench-onnx.mjs). hnsw: the exact side
+ * against a plain dot-product search on a sample of queries (bench-hnsw.mjs). curve: each tier's
+ * metrics.json and per-query.jsonl against the Map-based evaluator. SKILLRET_BENCH_TAMPER=score
+ * (or stats), for the bench's own test, moves one of our values before the check, which must fail.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { fmt, makeDataset, root, summary, timeProcess, writeConfig } from './bench-lib.mjs';
-import { compareBm25Runs } from './compare-bm25-runs.mjs';
+import { bm25RankingsCheck } from './compare-bm25-runs.mjs';
 import { profileProcess } from './bench-profile.mjs';
+import {
+  Check,
+  checksMarkdown,
+  compareResultFiles,
+  exitCodeFor,
+  plainReadQrelsJsonl,
+  requireChecks,
+  RESULT_FILES,
+  resultFileBytes,
+  resultsFolderChecks,
+  runSections,
+  scoreChecks,
+  trecQrelsText,
+} from './bench-checks.mjs';
 
 const argv = process.argv.slice(2);
-const KNOWN = ['--trec-eval', '--bm25s-python', '--bm25s-path', '--runs', '--full', '--only', '--out', '--work', '--hnsw-sizes', '--help', '-h'];
+const KNOWN = ['--trec-eval', '--bm25s-python', '--bm25s-path', '--runs', '--full', '--only', '--out', '--work', '--hnsw-sizes', '--fullsize', '--score-qrels', '--score-run', '--help', '-h'];
 if (argv.includes('--help') || argv.includes('-h')) {
   // The usage is this file's header comment.
   const head = readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0];
@@ -54,6 +89,14 @@ const only = opt('--only', '').split(',').filter(Boolean);
 const outDir = opt('--out', join(root, 'results', 'bench'));
 const work = opt('--work', join(tmpdir(), 'skillret-bench'));
 mkdirSync(work, { recursive: true });
+const fullsizeDir = opt('--fullsize', join(root, '..', 'shared', 'data', 'synth-fullsize'));
+const scoreQrels = opt('--score-qrels', undefined);
+const scoreRunFile = opt('--score-run', undefined);
+if ((scoreQrels === undefined) !== (scoreRunFile === undefined)) {
+  process.stderr.write('bench: --score-qrels and --score-run go together\n');
+  process.exit(2);
+}
+const tampered = (section) => (process.env.SKILLRET_BENCH_TAMPER ?? '').split(',').includes(section);
 const node = process.execPath;
 const cli = join(root, 'bin', 'skillret-eval.js');
 const started = Date.now();
@@ -121,7 +164,70 @@ function alternate(n, a, b) {
 }
 
 // ---------------------------------------------------------------- score vs trec_eval
-function benchScore() {
+/**
+ * The full-size split (--fullsize) as TREC files for the score check: its qrels, and a generated
+ * 20-deep run over its skill ids (coarse float32 scores, so that many tie and trec_eval's order by
+ * doc id decides; 1 query in 97 retrieves 3 documents, 1 in 200 is missing from the run). The
+ * split is unpacked into the work folder (never into the repository) and checked against the
+ * sha256 sums its README lists. {ok: false, why} when it is absent.
+ */
+function prepareFullsize() {
+  const src = fullsizeDir;
+  if (!src || src === 'none') return { ok: false, why: 'not used (--fullsize none)' };
+  let data;
+  if (existsSync(join(src, 'skills', 'test.jsonl'))) data = src;
+  else if (existsSync(join(src, 'skills.test.jsonl.xz'))) {
+    data = join(work, 'synth-fullsize');
+    const readme = existsSync(join(src, 'README.md')) ? readFileSync(join(src, 'README.md'), 'utf8') : '';
+    const sums = new Map([...readme.matchAll(/^#\s*([0-9a-f]{64})\s+(\S+)\s*$/gm)].map((m) => [m[2], m[1]]));
+    for (const f of ['skills', 'queries', 'qrels']) {
+      const out = join(data, f, 'test.jsonl');
+      const want = sums.get(`${f}/test.jsonl`);
+      if (existsSync(out) && want && sha256File(out) === want) continue;
+      log(`  unpacking ${f}.test.jsonl.xz into ${data}`);
+      mkdirSync(join(data, f), { recursive: true });
+      const fd = openSync(out, 'w');
+      const r = spawnSync('xz', ['-dc', join(src, `${f}.test.jsonl.xz`)], { stdio: ['ignore', fd, 'pipe'] });
+      closeSync(fd);
+      if (r.status !== 0) throw new Error(`xz -dc ${join(src, `${f}.test.jsonl.xz`)} failed: ${r.error?.message ?? String(r.stderr).trim()}`);
+      if (want && sha256File(out) !== want) throw new Error(`${out}: sha256 differs from ${join(src, 'README.md')}`);
+    }
+  } else return { ok: false, why: `not found at ${src}` };
+  const dir = join(work, 'score-fullsize');
+  mkdirSync(dir, { recursive: true });
+  const ids = (f, key) => readFileSync(join(data, f, 'test.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => String(JSON.parse(l)[key]));
+  const skills = ids('skills', 'id');
+  const queries = ids('queries', 'id');
+  const qrels = plainReadQrelsJsonl(readFileSync(join(data, 'qrels', 'test.jsonl'), 'utf8'));
+  let s = 11;
+  const rand = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const lines = [];
+  queries.forEach((qid, i) => {
+    if (i % 200 === 199) return;
+    const gold = [...(qrels.get(qid)?.keys() ?? [])];
+    const depth = i % 97 === 0 ? 3 : 20;
+    const seen = new Set();
+    let score = 30 + Math.floor(rand() * 20);
+    while (seen.size < depth) {
+      const d = gold.length && rand() < 0.15 ? gold[Math.floor(rand() * gold.length)] : skills[Math.floor(rand() * skills.length)];
+      if (seen.has(d)) continue;
+      seen.add(d);
+      if (rand() < 0.5) score -= Math.floor(rand() * 8) / 4;
+      lines.push(`${qid} Q0 ${d} ${seen.size} ${String(Math.fround(score + 0.1))} bench`);
+    }
+  });
+  const run = join(dir, 'run.trec');
+  const qrelsPath = join(dir, 'qrels.trec');
+  writeFileSync(run, lines.join('\n') + '\n');
+  writeFileSync(qrelsPath, trecQrelsText(qrels));
+  return { ok: true, data, run, qrels: qrelsPath, skills: skills.length, queries: queries.length };
+}
+
+function sha256File(p) {
+  return createHash('sha256').update(readFileSync(p)).digest('hex');
+}
+
+async function benchScore() {
   log('score vs trec_eval');
   const dir = join(work, 'score');
   mkdirSync(dir, { recursive: true });
@@ -150,6 +256,20 @@ function benchScore() {
   writeFileSync(run, rl.join('\n') + '\n');
   writeFileSync(qrels, ql.join('\n') + '\n');
   const ref = reference('trec_eval');
+  // Values first: on the timed files, the full-size split and any given pair; no speed unless all agree.
+  const trecEvalPath = ref.ok ? ref.path : null;
+  const timedFiles = await scoreChecks({ node, cli, qrelsPath: qrels, runPath: run, trecEval: trecEvalPath, label: 'the timed 4,392 × 20 files', tamper: tampered('score') });
+  const checks = [...timedFiles.checks];
+  const full = prepareFullsize();
+  if (full.ok) {
+    log(`  checking the full-size split (${full.skills} skills, ${full.queries} queries)`);
+    checks.push(...(await scoreChecks({ node, cli, qrelsPath: full.qrels, runPath: full.run, trecEval: trecEvalPath, label: `full-size split ${full.data}, generated run` })).checks);
+  }
+  if (scoreQrels) checks.push(...(await scoreChecks({ node, cli, qrelsPath: scoreQrels, runPath: scoreRunFile, trecEval: trecEvalPath, label: `${scoreRunFile}` })).checks);
+  requireChecks('score', checks);
+  const checked =
+    (full.ok ? '' : `\nFull-size split: ${full.why}; the score path was checked on the timed files only.\n`) +
+    (ref.ok ? '' : `\ntrec_eval ${ref.why}: checked against the Map-based evaluator only.\n`);
   const n = Math.max(5, runs + 2);
   const [ours, theirs] = alternate(
     n,
@@ -158,14 +278,14 @@ function benchScore() {
   );
   const o = summary(ours.map((r) => r.wall));
   const t = ref.ok ? summary(theirs.map((r) => r.wall)) : null;
-  let agree = 'trec_eval unavailable';
-  if (ref.ok) {
-    const mine = JSON.parse(ours[0].stdout).metrics;
-    const theirsVals = Object.fromEntries(theirs[0].stdout.trim().split('\n').map((l) => l.split(/\s+/)).map(([m, , v]) => [m, Number(v)]));
-    const pairs = [['NDCG@10', 'ndcg_cut_10'], ['NDCG@5', 'ndcg_cut_5'], ['Recall@10', 'recall_10'], ['Recall@15', 'recall_15']];
-    const bad = pairs.filter(([a, b]) => Math.abs(mine[a] - theirsVals[b]) > 5e-5);
-    agree = bad.length === 0 ? `values agree with trec_eval to its 4 printed decimals (${pairs.map((p) => p[0]).join(', ')})` : `DISAGREE on ${bad.map((p) => p[0]).join(', ')}`;
-  }
+  // The timed runs printed what the check read.
+  const timedSame = new Check('metrics printed by every timed `score` run', 'the checked run\'s, exactly');
+  ours.forEach((r, i) => {
+    const m = JSON.parse(r.stdout).metrics;
+    for (const [k, v] of Object.entries(timedFiles.metrics)) timedSame.same(`timed run ${i + 1} ${k}`, m[k], v);
+  });
+  requireChecks('score', [...checks, timedSame]);
+  checks.push(timedSame);
   const ratio = t ? o.median / t.median : null;
   target('`score` 4,392 × 20 run, whole process', fmt(o), t ? `trec_eval: ${fmt(t)}` : `trec_eval ${ref.why}`, ratio, '≤ 1× trec_eval', ratio === null ? 'no reference' : ratio <= 1 ? 'yes' : 'no');
   const cpuO = summary(ours.map((r) => r.cpu));
@@ -178,7 +298,9 @@ function benchScore() {
       `| | wall | CPU (user+sys) | peak RSS |\n|---|---|---|---|\n` +
       `| skillret-eval score | ${fmt(o)} | ${fmt(cpuO)} | ${fmt(summary(ours.map((r) => r.rss)), 'MiB', 0)} |\n` +
       (t ? `| trec_eval | ${fmt(t)} | ${fmt(cpuT)} | ${fmt(summary(theirs.map((r) => r.rss)), 'MiB', 0)} |\n` : `| trec_eval | ${ref.why} | | |\n`) +
-      `\nRatio (median wall): ${ratioText(ratio)}. ${agree}. Node's own start-up (\`node -e 0\`): ${fmt(boot)}.\n` +
+      `\nRatio (median wall): ${ratioText(ratio)}. Node's own start-up (\`node -e 0\`): ${fmt(boot)}.\n\n` +
+      checksMarkdown(checks) +
+      checked +
       whyMissed(
         ratio === null ? 'yes' : ratio <= 1 ? 'yes' : 'no',
         scoreArgs,
@@ -188,13 +310,30 @@ function benchScore() {
           : 'No reference to compare with.',
       ),
   );
-  json.score = { ours, theirs: theirs.map((r) => ({ wall: r.wall, cpu: r.cpu, rss: r.rss })), ratio, reference: ref };
+  json.score = { ours, theirs: theirs.map((r) => ({ wall: r.wall, cpu: r.cpu, rss: r.rss })), ratio, reference: ref, checks: checks.map((c) => c.toJSON()) };
   for (const r of ours) delete r.stdout;
 }
 
 // ---------------------------------------------------------------- significance
+/** The checks a script printed as JSON ({checks: [...]}), as Check objects. */
+function scriptChecks(r, what) {
+  let doc;
+  try {
+    doc = JSON.parse(r.stdout.trim().split('\n').pop());
+  } catch {
+    throw new Error(`${what}: no JSON result (exit ${r.status}): ${(r.stderr || r.stdout || '').slice(-1000)}`);
+  }
+  if (!Array.isArray(doc.checks)) throw new Error(`${what}: its result has no checks`);
+  const checks = doc.checks.map((c) => Check.from(c));
+  if (r.status !== 0 && checks.every((c) => c.ok)) throw new Error(`${what} failed (exit ${r.status}): ${(r.stderr || '').slice(-1000)}`);
+  return { doc, checks };
+}
+
 function benchStats() {
   log('significance');
+  // The SIMD kernels against the JS loops on the timed inputs, before anything is timed.
+  const { checks } = scriptChecks(timeProcess(node, ['scripts/bench-stats.mjs', '--metrics', '9', '--check'], { allowFailure: true }), 'bench-stats.mjs --check');
+  const checked = requireChecks('stats', checks);
   const res = alternate(runs, () => timeProcess(node, ['scripts/bench-stats.mjs', '--metrics', '9']))[0].map((r) => JSON.parse(r.stdout));
   const per = summary(res.map((r) => r.perMetric));
   const cpuPer = summary(res.map((r) => r.cpuPerMetric));
@@ -207,7 +346,8 @@ function benchStats() {
       `All metrics share one seeded stream per comparison: the sign words (⌈4,392 / 32⌉ per iteration) and the bootstrap indices (4,392 per iteration, two per generator output) ` +
       `are drawn once per iteration for every metric. Per metric, the randomization test adds one table lookup per 4 queries (a nibble of the sign word picks the group's flipped sum), ` +
       `the bootstrap one multiply-add per query (the resample counts times the values). Both run as WebAssembly SIMD kernels where the runtime has it ` +
-      `(src/stats/randomization-simd.ts: two iterations per f64x2; src/stats/bootstrap-simd.ts: the draws four at a time, the sums two queries per f64x2), with the same bits as the JavaScript loops they fall back to.\n` +
+      `(src/stats/randomization-simd.ts: two iterations per f64x2; src/stats/bootstrap-simd.ts: the draws four at a time, the sums two queries per f64x2), with the same bits as the JavaScript loops they fall back to.\n\n` +
+      checked +
       whyMissed(
         per.median <= 0.1 ? 'yes' : 'no',
         [join(root, 'scripts', 'bench-stats.mjs'), '--metrics', '9'],
@@ -216,34 +356,77 @@ function benchStats() {
           `whose time follows the machine's speed (compare \`node -e 0\` in the score section with other machines).`,
       ),
   );
-  json.stats = res;
+  json.stats = { runs: res, checks: checks.map((c) => c.toJSON()) };
 }
 
 // ---------------------------------------------------------------- BM25 cold vs bm25s
-function benchBm25() {
+/** Python's str.strip() (its whitespace set), for the plain document text. */
+const pyStrip = (t) => String(t ?? '').replace(/^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
+
+/**
+ * The plain path of BM25, the reference when bm25s is not given: the dataset's texts composed as
+ * the official script does (strip(name) | strip(description) | strip(skill_md), skill_md falling
+ * back to the description), indexed and queried in one process by scripts/bench-bm25.mjs (no
+ * workers, no caches, no run file), its hits written as bm25s's are. Returns the hits' path.
+ */
+function plainBm25Hits(dataDir, dir, k) {
+  const jsonl = (f) => readFileSync(join(dataDir, f, 'test.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const docs = jsonl('skills').map((x) => {
+    const md = pyStrip(x.skill_md) === '' ? x.description : x.skill_md;
+    return { id: String(x.id), text: `${pyStrip(x.name)} | ${pyStrip(x.description)} | ${pyStrip(md)}` };
+  });
+  const queries = jsonl('queries').map((q) => ({ id: String(q.id), text: String(q.query) }));
+  const corpus = join(dir, 'plain-corpus.json');
+  const out = join(dir, 'plain-hits.json');
+  writeFileSync(corpus, JSON.stringify({ docs, queries, k }));
+  const r = spawnSync(node, ['scripts/bench-bm25.mjs', '--corpus', corpus, '--k', String(k), '--write-run', out], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+  rmSync(corpus, { force: true });
+  if (r.status !== 0) throw new Error(`bench-bm25.mjs (the plain path) failed: ${(r.stderr || r.stdout).slice(-1000)}`);
+  return out;
+}
+
+async function benchBm25() {
   log('BM25 cold vs bm25s');
   const dir = join(work, 'bm25-6k');
   makeDataset(dir, { docs: 6006, queries: 4392 });
   const config = writeConfig(dir, 'bm25', ['{ id: bm25, type: bm25, top_k: 20 }']);
   const ref = reference('bm25s');
   const refOut = join(dir, 'bm25s.json');
+  const runTrec = join(dir, 'out', 'bm25', 'none', 'run.trec');
+  // Values first, untimed: one run of ours against bm25s (else the plain path), and its metrics
+  // against the Map-based evaluator.
+  log('  checking our run against its reference');
+  timeProcess(node, [cli, 'run', config, '-q', '--offline', '--no-cache']);
+  const checkedRun = readFileSync(runTrec);
+  let rankings;
+  if (ref.ok) {
+    timeProcess(ref.path, [join(root, 'scripts', 'bm25s-reference.py'), join(dir, 'data'), refOut]);
+    rankings = bm25RankingsCheck(checkedRun.toString('utf8'), JSON.parse(readFileSync(refOut, 'utf8')), 'run.trec of `skillret-eval run` (BM25, top 20)', `bm25s's rankings (${ref.version})`);
+  } else {
+    rankings = bm25RankingsCheck(checkedRun.toString('utf8'), JSON.parse(readFileSync(plainBm25Hits(join(dir, 'data'), dir, 20), 'utf8')), 'run.trec of `skillret-eval run` (BM25, top 20)', 'the in-process path (scripts/bench-bm25.mjs: one process, no workers, no caches; bm25s not given)');
+  }
+  json.bm25Rankings = rankings.counts;
+  const checks = [rankings.check, ...(await resultsFolderChecks(join(dir, 'out'), readFileSync(join(dir, 'data', 'qrels', 'test.jsonl'), 'utf8'), 'BM25 run: '))];
+  requireChecks('bm25', checks);
+  const timedSame = new Check('run.trec of every timed run of ours', 'the checked run.trec, byte for byte');
   const [ours, theirs] = alternate(
     runs,
-    () => timeProcess(node, [cli, 'run', config, '-q', '--offline', '--no-cache']),
+    (i) => {
+      const r = timeProcess(node, [cli, 'run', config, '-q', '--offline', '--no-cache']);
+      timedSame.same(`timed run ${i + 1}`, readFileSync(runTrec), checkedRun, (a, b) => a.equals(b));
+      return r;
+    },
     ref.ok ? () => timeProcess(ref.path, [join(root, 'scripts', 'bm25s-reference.py'), join(dir, 'data'), refOut]) : null,
   );
+  const checked = requireChecks('bm25', [...checks, timedSame]);
   const o = summary(ours.map((r) => r.wall));
   const om = summary(ours.map((r) => r.rss));
   const t = ref.ok ? summary(theirs.map((r) => r.wall)) : null;
   const tm = ref.ok ? summary(theirs.map((r) => r.rss)) : null;
   const m = JSON.parse(readFileSync(join(dir, 'out', 'manifest.json'), 'utf8'));
   const info = m.stages?.find?.((s) => s.id === 'bm25')?.info ?? {};
-  let same = 'bm25s unavailable';
-  if (ref.ok) {
-    const c = compareBm25Runs(readFileSync(join(dir, 'out', 'bm25', 'none', 'run.trec'), 'utf8'), JSON.parse(readFileSync(refOut, 'utf8')));
-    same = `${c.identical} of ${c.queries} top-20 lists identical, ${c.tieOrderOnly} differ only in the order of exactly tied scores (or which tied document takes the 20th place), ${c.different} differ`;
-    json.bm25Rankings = c;
-  }
+  const c = rankings.counts;
+  const same = `${c.identical} of ${c.queries} top-20 lists identical to ${ref.ok ? "bm25s's" : "the in-process path's (bm25s unavailable)"}, ${c.tieOrderOnly} differ only in the order of exactly tied scores (or which tied document takes the 20th place), ${c.different} differ`;
   const ratio = t ? o.median / t.median : null;
   const mratio = tm ? om.median / tm.median : null;
   const bm25Met = ratio === null ? 'no reference' : ratio <= 0.5 && mratio <= 1 ? 'yes' : ratio <= 0.5 ? 'time yes, memory no' : mratio <= 1 ? 'memory yes, time no' : 'no';
@@ -264,13 +447,15 @@ function benchBm25() {
       `| skillret-eval | ${fmt(o)} | ${fmt(summary(ours.map((r) => r.cpu)))} | ${fmt(om, 'MiB', 0)} |\n` +
       (t ? `| bm25s 0.3.3 | ${fmt(t)} | ${fmt(summary(theirs.map((r) => r.cpu)))} | ${fmt(tm, 'MiB', 0)} |\n` : `| bm25s | ${ref.why} | | |\n`) +
       `\nRatios (medians): time ${ratioText(ratio)}, peak memory ${ratioText(mratio)}. Rankings: ${same}. ` +
-      `Our stage timings of the last run (ms): ${JSON.stringify(info.timings_ms ?? {})}.\n` +
+      `Our stage timings of the last run (ms): ${JSON.stringify(info.timings_ms ?? {})}.\n\n` +
+      checked +
       whyMissed(ratio === null ? 'yes' : bm25Met, [cli, 'run', config, '-q', '--offline', '--no-cache'], bm25Why),
   );
-  json.bm25 = { ours: ours.map(({ stdout, stderr, ...r }) => r), theirs: theirs.map(({ stdout, stderr, ...r }) => r), ratio, mratio, reference: ref };
+  json.bm25 = { ours: ours.map(({ stdout, stderr, ...r }) => r), theirs: theirs.map(({ stdout, stderr, ...r }) => r), ratio, mratio, reference: ref, checks: [...checks, timedSame].map((x) => x.toJSON()) };
 }
 
 // ---------------------------------------------------------------- warm rerun
+/** Every file of a results folder but manifest.json (summary.md without its Cost section), as text. */
 function resultFiles(dir) {
   const out = new Map();
   const walk = (d) => {
@@ -288,7 +473,7 @@ function resultFiles(dir) {
   return out;
 }
 
-function benchWarm() {
+async function benchWarm() {
   log('warm rerun (BM25 + GloVe)');
   const dir = join(work, 'bm25-6k');
   makeDataset(dir, { docs: 6006, queries: 4392 });
@@ -297,25 +482,47 @@ function benchWarm() {
   const cold = timeProcess(node, [cli, 'run', config, '-q', '--offline']);
   const coldFiles = resultFiles(join(dir, 'out-warm'));
   const coldTimings = JSON.parse(readFileSync(join(dir, 'out-warm', 'manifest.json'), 'utf8')).timings_seconds;
-  const warm = alternate(runs, () => timeProcess(node, [cli, 'run', config, '-q', '--offline']))[0];
-  const warmFiles = resultFiles(join(dir, 'out-warm'));
+  // Values first: the cold run's metrics against the Map-based evaluator, then one untimed warm
+  // run's results files against the cold run's, byte for byte.
+  const coldBytes = resultFileBytes(join(dir, 'out-warm'));
+  const qrelsText = readFileSync(join(dir, 'data', 'qrels', 'test.jsonl'), 'utf8');
+  const listed = new Check('results files of an untimed warm run (metrics.json, run.trec, per-query.jsonl, breakdown.json, operating-points.json, report.html)', "the cold run's, byte for byte");
+  const others = new Check("the warm run's other files (all but manifest.json; summary.md without its Cost section)", "the cold run's");
+  const coldChecks = await resultsFolderChecks(join(dir, 'out-warm'), qrelsText, 'cold run: ');
+  const compareWarm = (label) => {
+    compareResultFiles(listed, resultFileBytes(join(dir, 'out-warm')), coldBytes, `${label}: `);
+    const now = resultFiles(join(dir, 'out-warm'));
+    for (const [k, v] of coldFiles) if (!RESULT_FILES.includes(basename(k))) others.same(`${label}: ${k}`, now.get(k), v);
+    for (const k of now.keys()) if (!coldFiles.has(k)) others.differ(`${label}: ${k}`, 'present', '(missing)');
+  };
+  timeProcess(node, [cli, 'run', config, '-q', '--offline']);
+  compareWarm('untimed warm run');
+  const checks = [...coldChecks, listed, others];
+  requireChecks('warm', checks);
+  listed.name = 'results files of the untimed warm run and of every timed one (metrics.json, run.trec, per-query.jsonl, breakdown.json, operating-points.json, report.html)';
+  const warm = alternate(runs, (i) => {
+    const r = timeProcess(node, [cli, 'run', config, '-q', '--offline']);
+    compareWarm(`timed warm run ${i + 1}`);
+    return r;
+  })[0];
+  const checked = requireChecks('warm', checks);
   const warmTimings = JSON.parse(readFileSync(join(dir, 'out-warm', 'manifest.json'), 'utf8')).timings_seconds;
-  const diff = [...coldFiles.keys()].filter((k) => coldFiles.get(k) !== warmFiles.get(k));
   const w = summary(warm.map((r) => r.wall));
   const speedup = cold.wall / w.median;
-  const warmMet = speedup >= 10 && diff.length === 0 ? `yes (${speedup.toFixed(1)}×)` : `no (${speedup.toFixed(1)}×${diff.length ? ', files differ' : ''})`;
+  const warmMet = speedup >= 10 ? `yes (${speedup.toFixed(1)}×)` : `no (${speedup.toFixed(1)}×)`;
   target('Warm rerun (BM25 + GloVe, caches filled) vs cold (empty caches)', `warm ${fmt(w)}, cold ${cold.wall.toFixed(1)} s`, '–', null, '≥ 10× faster, byte-identical', warmMet);
   const stageList = (tm) => Object.entries(tm ?? {}).filter(([k]) => k !== 'total').sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${Number(v).toFixed(2)} s`).join(', ');
   const warmWhy = `10× needs a warm run of at most ${(cold.wall / 10).toFixed(2)} s (cold ${cold.wall.toFixed(1)} s); the warm run took ${w.median.toFixed(2)} s, of which Node's own start-up and module loading are part. Stage seconds of the last warm run, largest first: ${stageList(warmTimings)}.`;
   sections.push(
     `## Warm rerun\n\n\`skillret-eval run\` with BM25 and the bundled GloVe embedder (exact index) on the BM25 split above: once with an empty cache folder (cold), then ${runs} times with it filled (warm).\n\n` +
       `| | wall | peak RSS |\n|---|---|---|\n| cold | ${cold.wall.toFixed(1)} s | ${cold.rss?.toFixed(0) ?? 'n/a'} MiB |\n| warm | ${fmt(w)} | ${fmt(summary(warm.map((r) => r.rss)), 'MiB', 0)} |\n\n` +
-      `Speed-up ${speedup.toFixed(1)}×. Results files ${diff.length === 0 ? `byte-identical (${coldFiles.size} files; summary.md without its Cost section, manifest.json not compared: it records timings)` : `DIFFER: ${diff.join(', ')}`}.\n\n` +
-      `Stage seconds, cold: ${JSON.stringify(coldTimings)}\n\nStage seconds, warm: ${JSON.stringify(warmTimings)}\n\n` +
+      `Speed-up ${speedup.toFixed(1)}×. Results files byte-identical (${coldFiles.size} files; summary.md without its Cost section, manifest.json not compared: it records timings).\n\n` +
+      checked +
+      `\nStage seconds, cold: ${JSON.stringify(coldTimings)}\n\nStage seconds, warm: ${JSON.stringify(warmTimings)}\n\n` +
       `A warm run reads the BM25 hits cached next to the index (no index load, no scoring), the dense stage's output from its cache (no text read, no model loaded), the injection token counts from theirs, and report.html from the page cache when the results files it is made from are unchanged; what remains is start-up, loading the dataset's ids, metrics, the operating points and writing the results files.\n` +
       whyMissed(warmMet, [cli, 'run', config, '-q', '--offline'], warmWhy),
   );
-  json.warm = { cold: { wall: cold.wall, rss: cold.rss }, warm: warm.map(({ stdout, stderr, ...r }) => r), speedup, identical: diff.length === 0 };
+  json.warm = { cold: { wall: cold.wall, rss: cold.rss }, warm: warm.map(({ stdout, stderr, ...r }) => r), speedup, identical: true, checks: checks.map((c) => c.toJSON()) };
 }
 
 // ---------------------------------------------------------------- ONNX overhead
@@ -328,7 +535,15 @@ function benchOnnx() {
   // At least 7 runs here: single runs vary by more than the 3% target (±5-10% on this 2-core
   // machine even when idle), and the median of 7 moves less than that of 5.
   const onnxRuns = Math.max(runs, 7);
-  const one = (model, set, texts) => JSON.parse(timeProcess(node, ['scripts/bench-onnx.mjs', '--model', model, '--set', set, '--texts', String(texts), '--runs', String(onnxRuns), '--threads', '2', '--data', dataDir]).stdout);
+  // Each bench-onnx.mjs process checks our vectors against raw onnxruntime-node's before it times.
+  const onnxChecks = [];
+  const one = (model, set, texts) => {
+    const r = timeProcess(node, ['scripts/bench-onnx.mjs', '--model', model, '--set', set, '--texts', String(texts), '--runs', String(onnxRuns), '--threads', '2', '--data', dataDir], { allowFailure: true });
+    const { doc, checks } = scriptChecks(r, `bench-onnx.mjs --model ${model} --set ${set}`);
+    onnxChecks.push(...checks);
+    requireChecks('onnx', onnxChecks);
+    return doc;
+  };
   if (!built('use-lite-512')) {
     sections.push('## ONNX overhead\n\nSkipped: models/use-lite-512 is not built (`skillret-eval models build`).\n');
     target('Dense encoding overhead over raw onnxruntime-node', 'model not built', '–', null, '≤ 3%', 'not measured');
@@ -364,10 +579,11 @@ function benchOnnx() {
       `\nLength-sorted batching (raw onnxruntime-node, wall / CPU): USE Lite short texts ${short.raw.buckets.toFixed(2)} s / ${short.raw.bucketsCpu.toFixed(2)} s in length buckets vs ${short.raw.inputOrder.toFixed(2)} s / ${short.raw.inputOrderCpu.toFixed(2)} s in input-order batches (${batching(short)}); ` +
       `USE Lite documents (nearly all cut to 128 tokens, one bucket) ${docs.raw.buckets.toFixed(2)} s vs ${docs.raw.inputOrder.toFixed(2)} s (${batching(docs)}: the bucket's filler rows cost a little).` +
       (glove ? ` GloVe documents (no length limit) ${glove.raw.buckets.toFixed(2)} s vs ${glove.raw.inputOrder.toFixed(2)} s (${batching(glove)}).` : '') +
-      `\n\nOn the GloVe model the forward pass is a table lookup, so tokenizing (every word of long documents) and the JavaScript side dominate whatever is done; it is a secondary line, not the overhead target.\n` +
+      `\n\nOn the GloVe model the forward pass is a table lookup, so tokenizing (every word of long documents) and the JavaScript side dominate whatever is done; it is a secondary line, not the overhead target.\n\n` +
+      checksMarkdown(onnxChecks) +
       whyMissed(onnxMet, [join(root, 'scripts', 'bench-onnx.mjs'), '--model', 'use-lite-512', '--set', 'documents', '--texts', '300', '--runs', '1', '--threads', '2', '--data', dataDir], onnxWhy),
   );
-  json.onnx = { useLiteDocuments: docs, useLiteShort: short, glove };
+  json.onnx = { useLiteDocuments: docs, useLiteShort: short, glove, checks: onnxChecks.map((c) => c.toJSON()) };
 }
 
 // ---------------------------------------------------------------- HNSW
@@ -385,6 +601,7 @@ function benchHnsw() {
   const sizes = opt('--hnsw-sizes', null);
   const tiers = sizes ? sizes.split(',').map(Number) : [6006, 100000, ...(full ? [1000000] : [])];
   const rows = [];
+  const hnswChecks = [];
   for (const docs of tiers) {
     log(`  HNSW ${docs}`);
     // Past 100k the sweep goes further, and the graph (an hour to build at 1M) is kept in the work
@@ -393,7 +610,11 @@ function benchHnsw() {
     const efs = big ? HNSW_LARGE_EFS : [32, 64, 128, 200];
     const g = big ? HNSW_LARGE : HNSW_SMALL;
     const extra = big ? ['--graph-cache', join(work, 'hnsw-graphs')] : [];
-    const r = JSON.parse(timeProcess(node, ['--expose-gc', 'scripts/bench-hnsw.mjs', '--docs', String(docs), '--queries', '1000', '--M', String(g.M), '--ef-construction', String(g.efConstruction), '--ef', efs.join(','), ...extra]).stdout);
+    // bench-hnsw.mjs checks the exact side against a plain dot-product search before it builds or times a graph.
+    const p = timeProcess(node, ['--expose-gc', 'scripts/bench-hnsw.mjs', '--docs', String(docs), '--queries', '1000', '--M', String(g.M), '--ef-construction', String(g.efConstruction), '--ef', efs.join(','), ...extra], { allowFailure: true });
+    const { doc: r, checks } = scriptChecks(p, `bench-hnsw.mjs --docs ${docs}`);
+    hnswChecks.push(...checks);
+    requireChecks('hnsw', hnswChecks);
     rows.push(r);
   }
   const ms = (x) => x.toFixed(2);
@@ -439,10 +660,11 @@ function benchHnsw() {
       `Latency: one query at a time, graph search plus exact re-scoring, p50 / p95, as wall time and as CPU time of the process (which waiting for a core on a shared machine does not inflate). Memory: resident-memory growth of the build per vector, and hnswlib's layout (level-0 links, vector, label, upper-level links, lock and label-map entry). Exact: the GEMM-screened exact path, per query, all queries in one call.${full ? '' : ' The 1M tier runs with `--full`.'}\n\n` +
       `| vectors | build s | efSearch | p50 / p95 ms (wall) | p50 / p95 ms (CPU) | overlap@10 | bytes/vector | exact ms/query |\n|---|---|---|---|---|---|---|---|\n${table}\n\n` +
       `Memory at 1M × 384-d: the float32 vectors alone are ${((1e6 * 384 * 4) / 2 ** 30).toFixed(2)} GiB, the graph about ${((1e6 * perVector) / 2 ** 30).toFixed(2)} GiB in all (vectors included, ${Math.round(perVector)} bytes per vector), and the dense stage keeps its own copy of the vectors for exact re-scoring (another ${((1e6 * 384 * 4) / 2 ** 30).toFixed(2)} GiB): about 3.3 GiB. ` +
-      `Exact search cost grows linearly with the corpus while the graph's query time grows slowly; the build is the price.\n` +
+      `Exact search cost grows linearly with the corpus while the graph's query time grows slowly; the build is the price.\n\n` +
+      checksMarkdown(hnswChecks) +
       hnswWhy,
   );
-  json.hnsw = rows;
+  json.hnsw = { tiers: rows, checks: hnswChecks.map((c) => c.toJSON()) };
 }
 
 // ---------------------------------------------------------------- cost curve
@@ -454,12 +676,13 @@ function treeBytes(p) {
   return readdirSync(p).reduce((n, f) => n + treeBytes(join(p, f)), 0);
 }
 
-function benchCurve() {
+async function benchCurve() {
   log('cost curve');
   // The three sizes of the curve, then the middle one with 4× the text per skill: at a fixed
   // number of skills, what the text alone adds.
   const tiers = [[6006, 2000], [30000, 2000], [100000, 2000], [30000, 8000]];
   const rows = [];
+  const curveChecks = [];
   for (const [docs, docChars] of tiers) {
     log(`  curve ${docs} × ${docChars} chars`);
     const dir = join(work, docChars === 2000 ? `curve-${docs}` : `curve-${docs}-${docChars}`);
@@ -477,6 +700,9 @@ function benchCurve() {
     const index = ['bm25', 'embeddings', 'hnsw'].reduce((n, d) => n + treeBytes(join(dir, 'cache', d)), 0);
     rows.push({ docs, docChars, bytes, index, wall: r.wall, cpu: r.cpu, rss: r.rss, timings: m.timings_seconds, peaks: m.peak_rss_mib_after ?? {} });
     rmSync(join(dir, 'cache'), { recursive: true, force: true });
+    // The run's scores (every stage) against the Map-based evaluator before its time counts.
+    curveChecks.push(...(await resultsFolderChecks(join(dir, 'out'), readFileSync(join(data, 'qrels', 'test.jsonl'), 'utf8'), `${docs.toLocaleString('en')} × ${docChars} chars: `)));
+    requireChecks('curve', curveChecks);
   }
   const mib = (x) => x / 2 ** 20;
   const table = rows
@@ -522,9 +748,10 @@ function benchCurve() {
         : '') +
       (textOnly !== null && textOnly >= 0.5
         ? `\n### Why the target is missed\n\nThe step that raised the peak most: at 30k × 8 KB \`${topRise(long)[0]}\` (+${topRise(long)[2]} MiB to ${topRise(long)[1]} MiB), at 30k × 2 KB \`${topRise(b)[0]}\` (+${topRise(b)[2]} MiB), at 100k × 2 KB \`${topRise(c)[0]}\` (+${topRise(c)[2]} MiB). No stage keeps the skill texts (above); what grows with longer texts is the index those steps build and their working memory while building it: the stored index grew ${mib(long.index - b.index).toFixed(0)} MiB of the ${(long.rss - b.rss).toFixed(0)} MiB.\n`
-        : ''),
+        : '') +
+      `\n${checksMarkdown(curveChecks)}`,
   );
-  json.curve = rows;
+  json.curve = { tiers: rows, checks: curveChecks.map((c) => c.toJSON()) };
 }
 
 const plan = [
@@ -536,17 +763,10 @@ const plan = [
   ['hnsw', benchHnsw],
   ['curve', benchCurve],
 ];
-const failures = [];
-for (const [name, fn] of plan) {
-  if (!want(name)) continue;
-  try {
-    fn();
-  } catch (e) {
-    failures.push(`${name}: ${e instanceof Error ? e.message : String(e)}`);
-    sections.push(`## ${name}\n\nFAILED: ${(e instanceof Error ? e.message : String(e)).slice(0, 500)}\n`);
-    log(`${name} failed: ${e instanceof Error ? e.message : e}`);
-  }
-}
+// A section whose values differ from its reference is reported as FAILED (no speed) and makes
+// the bench exit 1 (scripts/bench-checks.mjs runSections).
+const failures = await runSections(plan, { want, sections, json, log });
+for (const f of failures) target(`${f.section}: section FAILED`, f.valuesDiffer ? 'values differ from the reference: no speed reported' : 'error', '–', null, '–', 'FAILED');
 
 let commit = 'unknown';
 try {
@@ -572,9 +792,9 @@ const md =
   targets.map((t) => `| ${t.what} | ${t.ours} | ${t.reference} | ${ratioText(t.ratio)} | ${t.target} | ${t.met} |`).join('\n') +
   `\n\n` +
   sections.join('\n') +
-  (failures.length ? `\n## Failures\n\n${failures.map((f) => `- ${f}`).join('\n')}\n` : '');
+  (failures.length ? `\n## Failures\n\n${failures.map((f) => `- ${f.section}: ${f.message}`).join('\n')}\n` : '');
 mkdirSync(outDir, { recursive: true });
 writeFileSync(join(outDir, 'report.md'), md);
-writeFileSync(join(outDir, 'report.json'), JSON.stringify({ targets, ...json }, null, 2) + '\n');
 log(`wrote ${join(outDir, 'report.md')}`);
-process.exitCode = failures.length ? 1 : 0;
+writeFileSync(join(outDir, 'report.json'), JSON.stringify({ targets, failures, ...json }, null, 2) + '\n');
+process.exitCode = exitCodeFor(failures);
