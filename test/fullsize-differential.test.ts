@@ -12,8 +12,14 @@
  * Small inputs never cross the byte reader's growth points; this collection holds more than 2^12
  * distinct document ids, so it does (the interner defect that dropped ids past 1,024 made `score`
  * undercount here).
+ *
+ * And on the shared full-size split of real SKILL.md text (../shared/data/synth-fullsize, unpacked
+ * with xz into a temporary folder; required under CI=true): a BM25 experiment's run.trec scored by
+ * `score` against the split's qrels JSONL = the plain evaluator = the experiment's own
+ * per-query.jsonl, every value to the bit.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +27,8 @@ import { compareRuns } from '../src/api/compare.js';
 import { roundHalfEven } from '../src/metrics/round.js';
 import { runCli } from './helpers/cli.js';
 import { type FullCollection, FULL_QUERIES, writeFullCollection } from './helpers/fullsize-collection.js';
-import { plainEvaluate, type PlainEvaluation, plainKeys, plainReadJsonRun, plainReadTrecQrels, plainReadTrecRun } from './helpers/plain-evaluator.js';
+import { plainEvaluate, type PlainEvaluation, type PlainQrels, plainKeys, plainReadJsonRun, plainReadTrecQrels, plainReadTrecRun } from './helpers/plain-evaluator.js';
+import { FULLSIZE_DIR, fullsizeExists } from './helpers/shared.js';
 
 const KS = [5, 10, 15];
 const KEYS = plainKeys(KS);
@@ -53,6 +60,18 @@ async function score(qrels: string, run: string): Promise<ScoreJson> {
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
   return JSON.parse(r.out) as ScoreJson;
+}
+
+function perQueryFile(path: string): Map<string, Record<string, number>> {
+  return new Map(
+    readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const rec = JSON.parse(l) as { id: string; metrics: Record<string, number> };
+        return [rec.id, rec.metrics] as const;
+      }),
+  );
 }
 
 /** Same queries in the same order, every value the same double; means too. */
@@ -116,15 +135,7 @@ describe('full-size collection (6,006 skills, 4,392 queries, depth 20, ties)', (
     it('type: run: per-query.jsonl and metrics.json = plain evaluator', () => {
       for (const name of ['a', 'b']) {
         const folder = join(out, name, 'none');
-        const perQuery = new Map(
-          readFileSync(join(folder, 'per-query.jsonl'), 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => {
-              const rec = JSON.parse(l) as { id: string; metrics: Record<string, number> };
-              return [rec.id, rec.metrics] as const;
-            }),
-        );
+        const perQuery = perQueryFile(join(folder, 'per-query.jsonl'));
         const metrics = (JSON.parse(readFileSync(join(folder, 'metrics.json'), 'utf8')) as { metrics: Record<string, number> }).metrics;
         // metrics.json holds the rounded means; the unrounded ones are checked through per-query.jsonl.
         expectSame(perQuery, plain[name]!.means, plain[name]!);
@@ -151,5 +162,44 @@ describe('full-size collection (6,006 skills, 4,392 queries, depth 20, ties)', (
       }
       for (const k of KEYS) expect([k, doc.runs[1]!.vsBaseline![k]!.delta]).toEqual([k, plain['b']!.means[k]! - plain['a']!.means[k]!]);
     });
+  });
+});
+
+if (!fullsizeExists) console.log(`fullsize-differential: ${FULLSIZE_DIR} absent; the real-text full-size check skips (CI=true fails in shared-reference.test.ts)`);
+
+describe.runIf(fullsizeExists)('the shared full-size split (6,006 real SKILL.md texts, 4,392 queries): BM25 run scored three ways', () => {
+  let data: string;
+  let out: string;
+  beforeAll(async () => {
+    data = join(root, 'synth-fullsize');
+    for (const f of ['skills', 'queries', 'qrels']) {
+      mkdirSync(join(data, f), { recursive: true });
+      writeFileSync(join(data, f, 'test.jsonl'), execFileSync('xz', ['-dc', join(FULLSIZE_DIR, `${f}.test.jsonl.xz`)], { maxBuffer: 1 << 30 }));
+    }
+    out = join(root, 'synth-results');
+    const config = join(root, 'synth.yaml');
+    writeFileSync(
+      config,
+      ['name: synth-bm25', `dataset: { path: ${JSON.stringify(data)}, split: test }`, 'k: [5, 10, 15]', 'retrievers:', '  - { id: bm25, type: bm25, top_k: 20 }', 'rerankers:', '  - { id: none }', `output: ${JSON.stringify(out)}`].join('\n') + '\n',
+    );
+    const r = await runCli(['run', config, '--no-cache', '--quiet']);
+    expect(r.code, r.err).toBe(0);
+  });
+
+  it('score (run.trec vs the qrels JSONL) = plain evaluator = the experiment per-query.jsonl, bit for bit', async () => {
+    const qrels: PlainQrels = new Map();
+    for (const l of readFileSync(join(data, 'qrels', 'test.jsonl'), 'utf8').split('\n').filter(Boolean)) {
+      const r = JSON.parse(l) as { query_id: string; skill_id: string; relevance: number };
+      if (!qrels.has(r.query_id)) qrels.set(r.query_id, new Map());
+      qrels.get(r.query_id)!.set(r.skill_id, r.relevance);
+    }
+    const runTrec = join(out, 'bm25', 'none', 'run.trec');
+    const p = plainEvaluate(qrels, plainReadTrecRun(runTrec), KS);
+    expect(p.perQuery.size).toBe(FULL_QUERIES);
+    for (const q of [join(data, 'qrels', 'test.jsonl'), data]) {
+      const s = await score(q, runTrec);
+      expectSame(s.per_query, s.means, p);
+    }
+    expectSame(perQueryFile(join(out, 'bm25', 'none', 'per-query.jsonl')), p.means, p);
   });
 });

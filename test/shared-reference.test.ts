@@ -7,10 +7,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROTOCOL_DOC, SAMPLE_DIR } from './helpers/shared.js';
+import { FULLSIZE_DIR, PROTOCOL_DOC, SAMPLE_DIR } from './helpers/shared.js';
 
 const inCi = /^(1|true|yes)$/i.test(process.env.CI ?? '');
-const required = [join(SAMPLE_DIR, 'skills', 'test.jsonl'), join(SAMPLE_DIR, 'queries', 'test.jsonl'), PROTOCOL_DOC];
+const required = [join(SAMPLE_DIR, 'skills', 'test.jsonl'), join(SAMPLE_DIR, 'queries', 'test.jsonl'), PROTOCOL_DOC, ...['skills', 'queries', 'qrels'].map((f) => join(FULLSIZE_DIR, `${f}.test.jsonl.xz`))];
 const missing = required.filter((p) => !existsSync(p));
 
 if (!inCi && missing.length > 0) console.log(`shared-reference: ${missing.join(', ')} absent; the suites that need them skip (CI=true makes this a failure)`);
