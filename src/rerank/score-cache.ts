@@ -7,7 +7,10 @@
  * type, template, instruction and token limit. Inside a scorer's folder, entries are stored in
  * chunk files `<sha256 of content>.jsonl`, each line `["<sha256 of [query, doc]>", score]`, each
  * written atomically (temp file + rename): an interrupted run keeps every chunk it finished.
- * Scores are JSON doubles, which round-trip exactly, so cached and fresh runs are byte-identical.
+ * Scores are JSON doubles, which round-trip exactly (-0 written as `-0`, which JSON.stringify
+ * would write as 0), so cached and fresh runs are bit-identical.
+ * A chunk is trusted only whole: one whose content does not hash to its name (cut short, a byte
+ * changed, lines lost) is deleted and its pairs are scored again.
  * When a folder holds more than `compactAbove` chunks, opening it merges them into one.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -31,14 +34,13 @@ export class ScoreCache {
 
   /**
    * Opens (creating) the cache folder of one scorer, reading every chunk. `describe` is written
-   * next to the chunks (key.json) for humans. Unreadable chunks are ignored.
+   * next to the chunks (key.json) for humans. Unreadable or damaged chunks are ignored (and deleted).
    */
   static open(dir: string, describe?: Record<string, unknown>, compactAbove = 64): ScoreCache {
     makeDirs(dir);
     const c = new ScoreCache(dir);
     if (describe && !existsSync(join(dir, 'key.json'))) writeJsonAtomic(join(dir, 'key.json'), describe);
-    const chunks = readdirSync(dir).filter((f) => CHUNK.test(f)).sort();
-    for (const f of chunks) c.readChunk(join(dir, f));
+    const chunks = readdirSync(dir).filter((f) => CHUNK.test(f)).sort().filter((f) => c.readChunk(dir, f));
     if (chunks.length > compactAbove) {
       const merged = c.writeChunk([...c.entries]);
       for (const f of chunks) if (f !== merged) rmSync(join(dir, f), { force: true });
@@ -46,27 +48,37 @@ export class ScoreCache {
     return c;
   }
 
-  private readChunk(path: string): void {
-    let text: string;
+  /** Reads chunk `name` of `dir` when it is intact (its content hashes to its name): whether it was. */
+  private readChunk(dir: string, name: string): boolean {
+    const path = join(dir, name);
+    let bytes: Buffer;
     try {
-      text = readFileSync(path, 'utf8');
+      bytes = readFileSync(path);
     } catch {
-      return;
+      return false;
     }
-    for (const line of text.split('\n')) {
+    if (`${sha256Hex(bytes)}.jsonl` !== name) {
+      rmSync(path, { force: true });
+      return false;
+    }
+    const got: [string, number][] = [];
+    for (const line of bytes.toString('utf8').split('\n')) {
       if (line === '') continue;
       try {
         const v = JSON.parse(line) as unknown;
-        if (Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'number') this.entries.set(v[0], v[1]);
+        if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== 'string' || !Number.isFinite(v[1])) return false;
+        got.push([v[0], v[1] as number]);
       } catch {
-        /* a damaged line costs one recomputation */
+        return false;
       }
     }
+    for (const [k, s] of got) this.entries.set(k, s);
+    return true;
   }
 
   private writeChunk(items: [string, number][]): string | undefined {
     if (items.length === 0) return undefined;
-    const body = items.map(([k, s]) => JSON.stringify([k, s])).join('\n') + '\n';
+    const body = items.map(([k, s]) => `[${JSON.stringify(k)},${Object.is(s, -0) ? '-0' : JSON.stringify(s)}]`).join('\n') + '\n';
     const name = `${sha256Hex(body)}.jsonl`;
     writeFileAtomic(join(this.dir, name), body);
     return name;
