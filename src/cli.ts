@@ -7,7 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { CheckFailure, isUserError, UserError } from './core/errors.js';
 import { escapeControl } from './util/terminal-text.js';
 import { packageInfo } from './pipeline/manifest.js';
-import type { CompareCliOptions } from './commands/compare-cli.js';
+import type { CompareCommandOptions } from './commands/compare.js';
 
 function parseKs(s: string): number[] {
   const ks = s.split(',').map((x) => x.trim());
@@ -112,10 +112,11 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--close-within <points>', 'verdict close when |Δ| ≤ this many points (default 1.0)', parseFloatOpt('--close-within'))
     .addOption(new Option('--slice <name>', 'the comparison inside each group of a query slice: gold categories, gold count, length tertiles, query generator').choices(['major', 'sub', 'gold', 'length', 'generator']))
     .addOption(new Option('--category-rule <rule>', "major/sub slices: each gold skill's category (the paper's rule) or the primary gold skill's").choices(['each_gold', 'primary_gold']))
-    .action(async (paths: string[], opts: CompareCliOptions, cmd: Command) => {
-      const { compareCli } = await import('./commands/compare-cli.js');
-      const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
-      await compareCli(paths, opts, given, write);
+    .action(async (paths: string[], opts: Omit<CompareCommandOptions, 'paths'>) => {
+      const { compareWithCheck } = await import('./commands/compare.js');
+      const r = await compareWithCheck({ ...opts, paths });
+      write(r.text);
+      if (r.failures > 0) throw new CheckFailure(`--check: ${r.failures} paper-reproduction verdict${r.failures === 1 ? ' is' : 's are'} FAIL`);
     });
 
   program

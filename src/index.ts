@@ -14,10 +14,10 @@ export type { RunExperimentOptions, ExperimentReport, ExperimentRun } from './ap
 export { scoreRun } from './api/score.js';
 export type { ScoreRunOptions, ScoreResult } from './api/score.js';
 
-export { compareRuns } from './api/compare.js';
-export type { CompareRunsOptions } from './api/compare.js';
-export type { Comparison } from './report/comparison.js';
-export type { Attribution, MetricAttribution, QueryDelta } from './significance/attribution.js';
+export { compare } from './api/compare.js';
+export type { CompareOptions, Comparison } from './api/compare.js';
+export type { SystemRow, VersusBaseline, PairwiseMatrix, ComparisonSettings } from './significance/systems.js';
+export type { QueryDelta } from './significance/attribution.js';
 
 export { explainRun } from './api/explain.js';
 export type { ExplainRunOptions, ExplainResult, ExplainSelection } from './api/explain.js';

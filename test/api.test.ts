@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  compareRuns,
+  compare,
   initProject,
   isUserError,
   loadConfig,
@@ -82,13 +82,16 @@ describe('library API', () => {
     expect(all.queries).toBe(cli.queries);
   });
 
-  it('compareRuns is the attribution `compare --format json` prints', async () => {
+  it('compare is the comparison `compare --format json` prints', async () => {
     const [a, b] = report.runs;
-    const c = await compareRuns(a!.folder, b!.folder, { seed: 3, iterations: 500 });
-    expect(c.a).toBe(join(a!.folder, 'per-query.jsonl'));
-    const cli = JSON.parse((await runCli(['compare', a!.folder, b!.folder, '--format', 'json', '--seed', '3', '--iterations', '500'])).out) as Record<string, unknown>;
-    expect(cli).toMatchObject({ queries: c.attribution.queries, counts: c.attribution.counts, primaryKey: 'NDCG@10' });
-    expect(c.attribution.metrics['NDCG@10']!.delta).toBeCloseTo(b!.metrics['NDCG@10']! - a!.metrics['NDCG@10']!, 4);
+    const c = await compare([a!.folder, b!.folder], { seed: 3, iterations: 500 });
+    expect(c.rows[0]!.file).toBe(join(a!.folder, 'per-query.jsonl'));
+    const cli = JSON.parse((await runCli(['compare', a!.folder, b!.folder, '--format', 'json', '--seed', '3', '--iterations', '500'])).out) as { queries: number; settings: { mainKey: string }; runs: { vsBaseline?: Record<string, unknown>; worst?: unknown }[] };
+    expect(cli.queries).toBe(c.queries);
+    expect(cli.settings.mainKey).toBe('NDCG@10');
+    expect(cli.runs[1]!.vsBaseline).toEqual(c.rows[1]!.vsBaseline);
+    expect(cli.runs[1]!.worst).toEqual(c.rows[1]!.worst);
+    expect(c.rows[1]!.vsBaseline!['NDCG@10']!.delta).toBeCloseTo(b!.metrics['NDCG@10']! - a!.metrics['NDCG@10']!, 4);
   });
 
   it('bad input throws the one line the CLI prints', async () => {
@@ -96,8 +99,8 @@ describe('library API', () => {
     writeFileSync(bad, readFileSync(config, 'utf8').replace('top_k: 20 }', 'top_kk: 20 }'));
     expect(await apiError(() => loadConfig(bad))).toBe(await cliError(['run', bad]));
     const [a, b] = report.runs;
-    expect(await apiError(() => compareRuns(a!.folder, b!.folder, { seed: 2 ** 53 }))).toBe(await cliError(['compare', a!.folder, b!.folder, '--seed', String(2 ** 53)]));
-    expect(await apiError(() => compareRuns(a!.folder, b!.folder, { keys: ['NDCG@99'] }))).toBe(await cliError(['compare', a!.folder, b!.folder, '--keys', 'NDCG@99']));
+    expect(await apiError(() => compare([a!.folder, b!.folder], { seed: 2 ** 53 }))).toBe(await cliError(['compare', a!.folder, b!.folder, '--seed', String(2 ** 53)]));
+    expect(await apiError(() => compare([a!.folder, b!.folder], { measures: ['NDCG@99'] }))).toBe(await cliError(['compare', a!.folder, b!.folder, '--measures', 'NDCG@99']));
     const run = join(a!.folder, 'run.trec');
     expect(await apiError(() => scoreRun({ qrels: join(tmp, 'nowhere'), run }))).toBe(await cliError(['score', '--qrels', join(tmp, 'nowhere'), '--run', run]));
     expect(await apiError(() => scoreRun({ qrels: run, run, measures: ['NDCG@x'] }))).toBe(await cliError(['score', '--qrels', run, '--run', run, '--measures', 'NDCG@x']));

@@ -1,15 +1,16 @@
 /**
- * `compare` on two small run folders written to a temp dir. NDCG@10 uses the t-test data of
+ * `compare` on two small run folders written to a temp dir: two runs are the N = 2 case of the one
+ * comparison (the second against the first, the baseline). NDCG@10 uses the t-test data of
  * test/stats-ttest.test.ts, so its paired t-test p (scipy.stats.ttest_rel(b, a)) is 0.18086547910352666
  * → "0.1809"; means by hand: A 4.5/10 = 45.00, B 5.1/10 = 51.00, Δ +6.00. Per-query NDCG@10 diffs:
- * +.1 +.05 −.2 +.15 +.2 0 +.15 +.05 −.1 +.2 → helped 7, hurt 2 (q-02 −0.2, q-08 −0.1), unchanged 1.
+ * +.1 +.05 −.2 +.15 +.2 0 +.15 +.05 −.1 +.2 → W/T/L 7/1/2 (lost most: q-02 −0.2, q-08 −0.1).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { userError } from './helpers/cli.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareCommand } from '../src/commands/compare.js';
+import { compareCommand, type CompareCommandOptions } from '../src/commands/compare.js';
 
 const A10 = [0.5, 0.2, 0.9, 0.4, 0.7, 0.1, 0.3, 0.8, 0.6, 0.0];
 const B10 = [0.6, 0.25, 0.7, 0.55, 0.9, 0.1, 0.45, 0.85, 0.5, 0.2];
@@ -42,56 +43,57 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe('compareCommand', () => {
-  it('json: hand-checked means, counts, worst list and the scipy t-test p', async () => {
-    const out = await compareCommand({ a: dirA, b: dirB, format: 'json', seed: 7, iterations: 2000 });
+describe('compare: two runs', () => {
+  const two = (o: Partial<CompareCommandOptions> = {}) => compareCommand({ paths: [dirA, dirB], ...o });
+  type Row = { label: string; file: string; means: Record<string, number>; worst?: { qid: string; base: number; treated: number }[]; vsBaseline?: Record<string, { pT: number; pRandomization: number; wins: number; ties: number; losses: number; ci: { low: number; high: number } }> };
+
+  it('json: hand-checked means, W/T/L, the queries lost most and the scipy t-test p', async () => {
+    const out = await two({ format: 'json', seed: 7, iterations: 2000 });
     expect(out.endsWith('}\n')).toBe(true);
-    const j = JSON.parse(out);
-    expect(j.a).toBe(join(dirA, 'per-query.jsonl'));
-    expect(j.b).toBe(join(dirB, 'per-query.jsonl'));
-    expect(j).toMatchObject({ delta: 'b - a', queries: 10, seed: 7, iterations: 2000, primaryKey: 'NDCG@10' });
-    expect(Object.keys(j.metrics)).toEqual(['NDCG@5', 'NDCG@10']);
-    const n10 = j.metrics['NDCG@10'];
-    expect(n10.base).toBeCloseTo(0.45, 14);
-    expect(n10.treated).toBeCloseTo(0.51, 14);
-    expect(Math.abs(n10.tTest.pValue - 0.18086547910352666) / 0.18086547910352666).toBeLessThan(1e-9);
-    expect(n10.tTest.df).toBe(9);
-    expect(j.metrics['NDCG@5'].base).toBe(0.4);
-    expect(j.metrics['NDCG@5'].treated).toBe(0.525);
-    expect(j.counts).toEqual({ helped: 7, hurt: 2, unchanged: 1 });
-    expect(j.worst.map((w: { qid: string }) => w.qid)).toEqual(['q-02', 'q-08']);
-    expect(j.worst[0]).toMatchObject({ base: 0.9, treated: 0.7 });
+    const j = JSON.parse(out) as { queries: number; settings: { seed: number; iterations: number; mainKey: string; keys: string[] }; runs: Row[] };
+    expect(j.runs.map((r) => r.file)).toEqual([join(dirA, 'per-query.jsonl'), join(dirB, 'per-query.jsonl')]);
+    expect(j.queries).toBe(10);
+    expect(j.settings).toMatchObject({ seed: 7, iterations: 2000, mainKey: 'NDCG@10', keys: ['NDCG@5', 'NDCG@10'] });
+    const [a, b] = j.runs;
+    expect(a!.means['NDCG@10']).toBeCloseTo(0.45, 14);
+    expect(b!.means['NDCG@10']).toBeCloseTo(0.51, 14);
+    const v = b!.vsBaseline!['NDCG@10']!;
+    expect(Math.abs(v.pT - 0.18086547910352666) / 0.18086547910352666).toBeLessThan(1e-9);
+    expect([v.wins, v.ties, v.losses]).toEqual([7, 1, 2]);
+    expect(a!.means['NDCG@5']).toBe(0.4);
+    expect(b!.means['NDCG@5']).toBe(0.525);
+    expect(b!.worst!.map((w) => w.qid)).toEqual(['q-02', 'q-08']);
+    expect(b!.worst![0]).toMatchObject({ base: 0.9, treated: 0.7 });
+    expect(a!.vsBaseline).toBeUndefined();
   });
 
   it('is byte-identical for the same seed, and accepts the per-query.jsonl paths themselves', async () => {
-    const o = { a: dirA, b: dirB, format: 'json' as const, seed: 7, iterations: 500 };
-    const one = await compareCommand(o);
-    expect(await compareCommand(o)).toBe(one);
-    const viaFiles = await compareCommand({ ...o, a: join(dirA, 'per-query.jsonl'), b: join(dirB, 'per-query.jsonl') });
-    expect(viaFiles).toBe(one);
-    expect(await compareCommand({ ...o, seed: 8 })).not.toBe(one);
+    const o = { format: 'json' as const, seed: 7, iterations: 500 };
+    const one = await two(o);
+    expect(await two(o)).toBe(one);
+    const viaFiles = await compareCommand({ ...o, paths: [join(dirA, 'per-query.jsonl'), join(dirB, 'per-query.jsonl')] });
+    expect(JSON.parse(viaFiles).runs.map((r: Row) => r.means)).toEqual(JSON.parse(one).runs.map((r: Row) => r.means));
+    expect(await two({ ...o, seed: 8 })).not.toBe(one);
   });
 
-  it('table: A, B, Δ ×100, p-values, CI; counts and the queries hurt most', async () => {
-    const o = { a: dirA, b: dirB, seed: 7, iterations: 2000 };
-    const table = await compareCommand({ ...o, format: 'table' });
-    const j = JSON.parse(await compareCommand({ ...o, format: 'json' }));
+  it('table: the run against the baseline metric by metric (both p, CI, W/T/L) and the queries it lost most', async () => {
+    const o = { seed: 7, iterations: 2000 };
+    const table = await two({ ...o, format: 'table' });
+    const j = JSON.parse(await two({ ...o, format: 'json' })) as { runs: Row[] };
     const lines = table.split('\n');
-    expect(lines[0]).toBe(`A: ${join(dirA, 'per-query.jsonl')}`);
-    expect(lines[1]).toBe(`B: ${join(dirB, 'per-query.jsonl')}`);
-    expect(lines[2]).toContain('10 paired queries');
-    expect(lines[2]).toContain('seed 7');
-    const header = lines[4]!.split(/\s{2,}/);
-    expect(header).toEqual(['metric', 'A', 'B', 'Δ', 'p (rand.)', 'p (t)', '95% CI of Δ']);
-    const row = lines.find((l) => l.startsWith('NDCG@10'))!.split(/\s{2,}/);
-    const ci = j.metrics['NDCG@10'].bootstrap;
+    expect(table).toContain('10 queries');
+    const at = lines.findIndex((l) => l.includes('against') && l.includes('seed 7'));
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]!.split(/\s{2,}/)).toEqual(['Metric', 'Baseline', 'Run', 'Δ', 'p (rand.)', 'p (t)', 'p corr.', '95% CI of Δ', 'W/T/L']);
+    const row = lines.slice(at).find((l) => l.startsWith('NDCG@10'))!.split(/\s{2,}/);
+    const v = j.runs[1]!.vsBaseline!['NDCG@10']!;
     const sp = (x: number) => (x < 0 ? '' : '+') + (x * 100).toFixed(2);
     expect(row.slice(0, 4)).toEqual(['NDCG@10', '45.00', '51.00', '+6.00']);
-    expect(row[4]).toBe(j.metrics['NDCG@10'].randomization.pValue.toFixed(4));
+    expect(row[4]).toBe(v.pRandomization.toFixed(4));
     expect(row[5]).toBe('0.1809');
-    expect(row[6]).toBe(`[${sp(ci.low)}, ${sp(ci.high)}]`);
-    expect(lines.find((l) => l.startsWith('NDCG@5'))!.split(/\s{2,}/).slice(0, 4)).toEqual(['NDCG@5', '40.00', '52.50', '+12.50']);
-    expect(table).toContain('By NDCG@10: B helped 7, hurt 2, left 1 unchanged (of 10).');
+    expect(row[7]).toBe(`[${sp(v.ci.low)}, ${sp(v.ci.high)}]`);
+    expect(row[8]).toBe('7/1/2');
+    expect(lines.slice(at).find((l) => l.startsWith('NDCG@5'))!.split(/\s{2,}/).slice(0, 4)).toEqual(['NDCG@5', '40.00', '52.50', '+12.50']);
     const hurt = lines.filter((l) => l.startsWith('  q-'));
     expect(hurt.map((l) => l.trim().split(/\s+/))).toEqual([
       ['q-02', '90.00', '→', '70.00', '-20.00'],
@@ -100,23 +102,21 @@ describe('compareCommand', () => {
     expect(table.endsWith('\n')).toBe(true);
   });
 
-  it('keys: only the metrics asked for; the primary key falls back to the first', async () => {
-    const j = JSON.parse(await compareCommand({ a: dirA, b: dirB, format: 'json', iterations: 100, keys: ['NDCG@5'] }));
-    expect(Object.keys(j.metrics)).toEqual(['NDCG@5']);
-    expect(j.primaryKey).toBe('NDCG@5');
-    expect(j.seed).toBe(42);
+  it('measures: only the metrics asked for; the main metric falls back to NDCG at the smallest k', async () => {
+    const j = JSON.parse(await two({ format: 'json', iterations: 100, keys: ['NDCG@5'] })) as { settings: { keys: string[]; mainKey: string; seed: number }; runs: Row[] };
+    expect(j.settings).toMatchObject({ keys: ['NDCG@5'], mainKey: 'NDCG@5', seed: 42 });
     // NDCG@5 diffs: 0 +.25 0 +.25 +.25 0 +.25 0 0 +.25
-    expect(j.counts).toEqual({ helped: 5, hurt: 0, unchanged: 5 });
-    expect(j.worst).toEqual([]);
+    const v = j.runs[1]!.vsBaseline!['NDCG@5']!;
+    expect([v.wins, v.ties, v.losses]).toEqual([5, 5, 0]);
+    expect(j.runs[1]!.worst).toEqual([]);
   });
 
-  it('different query sets: UserError naming both files and a missing id', async () => {
+  it('different query sets: UserError naming a run and a missing id (or --common-queries)', async () => {
     const c = put('c', runFile(B5, B10, [0, 1, 2, 4, 5, 6, 7, 8, 9]));
-    const msg = await userError(compareCommand({ a: dirA, b: c, format: 'table' }));
-    expect(msg).toContain(join(c, 'per-query.jsonl'));
-    expect(msg).toContain(`"q-03" (${join(dirA, 'per-query.jsonl')}:4)`);
-    const d = put('d', runFile(A5, A10) + line('q-extra', { 'NDCG@5': 0, 'NDCG@10': 0 }) + '\n');
-    expect(await userError(compareCommand({ a: d, b: dirB, format: 'table' }))).toContain(`"q-extra" (${join(d, 'per-query.jsonl')}:11)`);
+    const msg = await userError(compareCommand({ paths: [dirA, c], format: 'table' }));
+    expect(msg).toContain('q-03');
+    const j = JSON.parse(await compareCommand({ paths: [dirA, c], format: 'json', commonQueries: true, iterations: 10 })) as { queries: number };
+    expect(j.queries).toBe(9);
   });
 
   it('malformed per-query.jsonl: UserError file:line: field', async () => {
@@ -126,46 +126,43 @@ describe('compareCommand', () => {
       l[lineNo - 1] = text;
       return put(name, l.join('\n'));
     };
-    const cases: [string, number, string, string][] = [
-      ['json', 3, '{"id": "q-02", "metrics": {', 'invalid JSON'],
-      ['array', 2, '[1, 2]', 'expected a JSON object, got an array'],
-      ['noid', 1, '{"metrics": {"NDCG@5": 1, "NDCG@10": 1}}', 'id: expected a non-empty string, got nothing'],
-      ['dup', 4, line('q-01', { 'NDCG@5': 0, 'NDCG@10': 0 }), 'id: duplicate query id "q-01" (first on line 2)'],
-      ['nometrics', 5, '{"id": "q-04"}', 'metrics: expected an object of numbers, got nothing'],
-      ['str', 2, '{"id": "q-01", "metrics": {"NDCG@5": "0.5", "NDCG@10": 1}}', 'metrics.NDCG@5: expected a finite number, got "0.5"'],
-      ['inf', 2, '{"id": "q-01", "metrics": {"NDCG@5": 1e999, "NDCG@10": 1}}', 'metrics.NDCG@5: expected a finite number, got Infinity'],
-      ['gold', 6, '{"id": "q-05", "metrics": {"NDCG@5": 0, "NDCG@10": 0}, "gold": "s1"}', 'gold: expected an array of strings, got "s1"'],
-      ['missingkey', 7, '{"id": "q-06", "metrics": {"NDCG@5": 0}}', 'metrics.NDCG@10: missing (query "q-06")'],
+    const cases: [string, number, string, RegExp][] = [
+      ['json', 3, '{"id": "q-02", "metrics": {', /:3: invalid JSON/],
+      ['array', 2, '[1, 2]', /:2: .*array/],
+      ['noid', 1, '{"metrics": {"NDCG@5": 1, "NDCG@10": 1}}', /:1: id: /],
+      ['dup', 4, line('q-01', { 'NDCG@5': 0, 'NDCG@10': 0 }), /:4: id: .*q-01/],
+      ['nometrics', 5, '{"id": "q-04"}', /:5: metrics: /],
+      ['str', 2, '{"id": "q-01", "metrics": {"NDCG@5": "0.5", "NDCG@10": 1}}', /:2: metrics\.NDCG@5: /],
+      ['gold', 6, '{"id": "q-05", "metrics": {"NDCG@5": 0, "NDCG@10": 0}, "gold": "s1"}', /:6: gold: /],
+      ['missingkey', 7, '{"id": "q-06", "metrics": {"NDCG@5": 0}}', /:7: metrics\.NDCG@10: missing \(query "q-06"\)/],
     ];
     for (const [name, n, text, what] of cases) {
       const dir = bad(name, n, text);
-      const msg = await userError(compareCommand({ a: dirA, b: dir, format: 'json', iterations: 10 }));
-      if (name === 'json') expect(msg).toMatch(new RegExp(`^${join(dir, 'per-query.jsonl')}:3: invalid JSON \\(.+\\)$`));
-      else expect(msg).toBe(`${join(dir, 'per-query.jsonl')}:${n}: ${what}`);
+      const msg = await userError(compareCommand({ paths: [dirA, dir], format: 'json', iterations: 10 }));
+      expect(msg.startsWith(join(dir, 'per-query.jsonl')), `${name}: ${msg}`).toBe(true);
+      expect(msg, name).toMatch(what);
+      void n;
     }
     // a key asked for that no file has: named at A's first line
-    expect(await userError(compareCommand({ a: dirA, b: dirB, format: 'json', keys: ['MAP@10'] }))).toBe(
-      `${join(dirA, 'per-query.jsonl')}:1: metrics.MAP@10: missing (query "q-00")`,
-    );
+    expect(await userError(compareCommand({ paths: [dirA, dirB], format: 'json', measures: ['MAP@10'] }))).toBe(`${join(dirA, 'per-query.jsonl')}:1: metrics.MAP@10: missing (query "q-00")`);
   });
 
   it('blank lines and CRLF are fine', async () => {
     const crlf = put('crlf', '\n' + runFile(B5, B10).replace(/\n/g, '\r\n') + '\r\n\n');
-    const j = JSON.parse(await compareCommand({ a: dirA, b: crlf, format: 'json', iterations: 10 }));
+    const j = JSON.parse(await compareCommand({ paths: [dirA, crlf], format: 'json', iterations: 10 }));
     expect(j.queries).toBe(10);
   });
 
-  it('missing folder, folder without per-query.jsonl, empty file, bad options', async () => {
-    expect(await userError(compareCommand({ a: join(root, 'nope'), b: dirB, format: 'table' }))).toContain('nope: no such run folder');
+  it('missing folder, folder without runs, empty file, bad options', async () => {
+    expect(await userError(compareCommand({ paths: [join(root, 'nope'), dirB] }))).toContain('nope: no such results folder');
     mkdirSync(join(root, 'empty-dir'));
-    expect(await userError(compareCommand({ a: join(root, 'empty-dir'), b: dirB, format: 'table' }))).toContain(
-      `${join(root, 'empty-dir', 'per-query.jsonl')}: not found`,
-    );
+    expect(await userError(compareCommand({ paths: [join(root, 'empty-dir'), dirB] }))).toContain('empty-dir: no runs here');
     const e = put('empty', '\n\n');
-    expect(await userError(compareCommand({ a: e, b: dirB, format: 'table' }))).toBe(`${join(e, 'per-query.jsonl')}: no queries (the file is empty)`);
-    expect(await userError(compareCommand({ a: dirA, b: dirB, format: 'table', seed: -1 }))).toMatch(/^--seed: /);
-    expect(await userError(compareCommand({ a: dirA, b: dirB, format: 'table', seed: 2 ** 53 }))).toMatch(/^--seed: /);
-    expect(await userError(compareCommand({ a: dirA, b: dirB, format: 'table', iterations: 0 }))).toMatch(/^--iterations: /);
-    expect(await userError(compareCommand({ a: dirA, b: dirB, format: 'table', keys: ['NDCG@5', 'NDCG@5'] }))).toMatch(/^--keys: /);
+    expect(await userError(compareCommand({ paths: [e, dirB] }))).toContain(join(e, 'per-query.jsonl'));
+    expect(await userError(two({ seed: -1 }))).toMatch(/^--seed: /);
+    expect(await userError(two({ seed: 2 ** 53 }))).toMatch(/^--seed: /);
+    expect(await userError(two({ iterations: 0 }))).toMatch(/^--iterations: /);
+    expect(await userError(two({ keys: ['NDCG@5', 'NDCG@5'] }))).toBe('--keys: "NDCG@5" given twice');
+    expect(await userError(two({ measures: ['NDCG@5', 'NDCG@5'] }))).toBe('--measures: "NDCG@5" given twice');
   });
 });

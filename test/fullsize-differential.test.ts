@@ -23,7 +23,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareRuns } from '../src/api/compare.js';
+import { compare } from '../src/api/compare.js';
 import { roundHalfEven } from '../src/metrics/round.js';
 import { runCli } from './helpers/cli.js';
 import { type FullCollection, FULL_QUERIES, writeFullCollection } from './helpers/fullsize-collection.js';
@@ -144,11 +144,10 @@ describe('full-size collection (6,006 skills, 4,392 queries, depth 20, ties)', (
     });
 
     it('compare (library verb): the means of both runs and their Δ = plain evaluator', async () => {
-      const cmp = await compareRuns(join(out, 'a', 'none'), join(out, 'b', 'none'), { keys: KEYS, iterations: 50 });
+      const cmp = await compare([join(out, 'a', 'none'), join(out, 'b', 'none')], { measures: KEYS, iterations: 50 });
       for (const k of KEYS) {
-        const m = cmp.attribution.metrics[k]!;
-        expect([k, m.base, m.treated]).toEqual([k, plain['a']!.means[k], plain['b']!.means[k]]);
-        expect(m.delta).toBe(plain['b']!.means[k]! - plain['a']!.means[k]!);
+        expect([k, cmp.rows[0]!.means[k], cmp.rows[1]!.means[k]]).toEqual([k, plain['a']!.means[k], plain['b']!.means[k]]);
+        expect(cmp.rows[1]!.vsBaseline![k]!.delta).toBe(plain['b']!.means[k]! - plain['a']!.means[k]!);
       }
     });
 

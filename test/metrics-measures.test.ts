@@ -1,7 +1,7 @@
 /** Measure keys, the measure parser and the default list. */
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../src/core/errors.js';
-import { defaultMeasures, measureKey, parseMeasure, parseMeasures } from '../src/metrics/measures.js';
+import { defaultComparedKeys, defaultMeasures, mainKey, measureKey, parseMeasure, parseMeasures } from '../src/metrics/measures.js';
 
 describe('measureKey / parseMeasure', () => {
   it.each([
@@ -64,5 +64,28 @@ describe('defaultMeasures', () => {
     expect(() => defaultMeasures([])).toThrow(UserError);
     expect(() => defaultMeasures([0])).toThrow(UserError);
     expect(() => defaultMeasures([2.5])).toThrow(UserError);
+  });
+});
+
+describe('mainKey / defaultComparedKeys (the one home of each rule)', () => {
+  it('mainKey: NDCG@10 when there, else NDCG at the smallest k, else the first key', () => {
+    expect(mainKey(['Recall@10', 'NDCG@5', 'NDCG@10'])).toBe('NDCG@10');
+    expect(mainKey(['Recall@5', 'NDCG@15', 'NDCG@5'])).toBe('NDCG@5');
+    expect(mainKey(['MRR@10', 'Recall@5'])).toBe('MRR@10');
+    expect(mainKey(['custom', 'other'])).toBe('custom');
+    expect(() => mainKey([])).toThrow();
+  });
+
+  it('defaultComparedKeys: NDCG, Recall, Completeness keys by name then k; every key when there are none', () => {
+    expect(defaultComparedKeys(['MAP@5', 'Completeness@10', 'NDCG@10', 'Recall@5', 'NDCG@5', 'MRR@10', 'Completeness@5'])).toEqual([
+      'NDCG@5',
+      'NDCG@10',
+      'Recall@5',
+      'Completeness@5',
+      'Completeness@10',
+    ]);
+    expect(defaultComparedKeys(['MAP@5', 'MRR@10'])).toEqual(['MAP@5', 'MRR@10']);
+    // only canonical keys are picked (a trec_eval spelling is not a results-file key)
+    expect(defaultComparedKeys(['ndcg_cut_10', 'NDCG@10'])).toEqual(['NDCG@10']);
   });
 });

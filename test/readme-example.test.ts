@@ -30,7 +30,7 @@ describe('README library example', () => {
   it('is about ten lines and uses the main verbs', () => {
     const lines = example.split('\n').filter((l) => l.trim() !== '');
     expect(lines.length).toBeLessThanOrEqual(12);
-    for (const verb of ['loadConfig', 'runExperiment', 'scoreRun', 'compareRuns']) expect(example).toContain(verb);
+    for (const verb of ['loadConfig', 'runExperiment', 'scoreRun', 'compare(']) expect(example).toContain(verb);
     expect(example).toMatch(/from 'skillret-eval'/);
   });
 

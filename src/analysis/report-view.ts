@@ -8,6 +8,7 @@ import { compareSystems, type SystemsComparison, type TestName } from '../signif
 import { resolveQuerySet } from '../significance/query-set.js';
 import type { Correction } from '../stats/correction.js';
 import { formatPercent, formatSignedPercent } from '../metrics/round.js';
+import { defaultComparedKeys, mainKey as mainKeyOf } from '../metrics/measures.js';
 import type { ReportInput, ReportRun } from '../formats/report-input.js';
 import { explainViews, injectionViews, type ExplainView, type InjectionView } from './insight-views.js';
 
@@ -167,15 +168,8 @@ export function buildReportModel(input: ReportInput, o: ReportOptions): ReportMo
   const runs = input.runs;
   const qs = resolveQuerySet(runs, o.commonQueries);
   const first = runs[0]!;
-  const allKeys = first.firstKeys;
-  const MAIN = ['NDCG', 'Recall', 'Completeness'];
-  const keys = allKeys
-    .map((k) => ({ k, m: /^([A-Za-z]+)@(\d+)$/.exec(k) }))
-    .filter((x) => x.m && MAIN.includes(x.m[1]!))
-    .sort((a, b) => MAIN.indexOf(a.m![1]!) - MAIN.indexOf(b.m![1]!) || Number(a.m![2]) - Number(b.m![2]))
-    .map((x) => x.k);
-  const useKeys = keys.length ? keys : allKeys;
-  const mainKey = useKeys.includes('NDCG@10') ? 'NDCG@10' : useKeys[0]!;
+  const useKeys = defaultComparedKeys(first.firstKeys);
+  const mainKey = mainKeyOf(useKeys);
   const comparison = (o.compare ?? compareSystems)(runs, qs, { keys: useKeys, mainKey, baseline: 0, test: o.test, correction: o.correction, alpha: o.alpha, seed: o.seed, iterations: o.iterations, pairs: false });
 
   const atK: ReportModel['atK'] = [];

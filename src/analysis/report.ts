@@ -8,10 +8,9 @@
  * `Report`; none of them computes.
  */
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
-import { DEFAULT_PRIMARY_KEY } from '../significance/attribution.js';
 import type { CategoryRule } from '../metrics/slices.js';
 import type { Tolerances } from '../metrics/verdict.js';
-import { measureKey } from '../metrics/measures.js';
+import { mainKey, measureKey } from '../metrics/measures.js';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { paperReport, type PaperReport } from '../paper/published-vs-measured.js';
 import { runSlices, type RunSlices } from './slices.js';
@@ -37,11 +36,9 @@ export interface AnalyzeOptions {
   releases?: readonly SkillretRelease[];
 }
 
-/** The primary key of an experiment's tables: NDCG@10 when 10 is among the k, else NDCG at the first k. */
+/** The primary key of an experiment's tables: the main metric of its measures (metrics/measures.ts `mainKey`). */
 export function primaryKeyOf(res: ExperimentResult): string {
-  const keys = res.measures.map(measureKey);
-  if (keys.includes(DEFAULT_PRIMARY_KEY)) return DEFAULT_PRIMARY_KEY;
-  return `NDCG@${res.config.k[0]!}`;
+  return mainKey(res.measures.map(measureKey));
 }
 
 export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {

@@ -1,152 +1,210 @@
 /**
- * Library verb: paired comparison of two finished runs from their per-query.jsonl files alone (never
- * re-runs a model); `skillret-eval compare <runDirA> <runDirB>` renders what this returns. B is
- * compared against A (Δ = B − A) on every metric with the randomization test, the t-test and a
- * bootstrap CI (src/significance/attribution.ts).
+ * Library verb: the one comparison of any number of finished runs (ranx's `compare`), from their
+ * results files alone (never re-runs a model). `skillret-eval compare` renders what this returns.
  *
- * - Each argument is a run folder (its per-query.jsonl is read) or the per-query.jsonl itself.
- * - Both must cover exactly the same query ids (UserError naming the files and a missing id).
- * - Metrics: `keys` if given, else every key of the first record of A, in its order; every record of
- *   both files must have each of them (UserError file:line otherwise). Means are recomputed from the
- *   per-query values (the same fold as metrics.json, before its 5-decimal rounding).
- * - When both folders' metrics.json name their dataset files (SHA-256), they must be the same files
- *   (a paired test over different corpora means nothing), unless `allowDifferentData`.
- * - seed (default 42) and iterations (default 10,000, at most MAX_ITERATIONS) are validated here.
+ * Two runs are the N = 2 case: the second against the first (the baseline), with every metric's Δ,
+ * both paired tests (randomisation and t), the corrected p, the bootstrap CI, W/T/L per query and
+ * the queries it lost most on the main metric; more runs add the column best, the runs not
+ * separable from it and, with `pairs`, every pairwise test on the main metric
+ * (significance/systems.ts computes the value; renderers only format it).
+ *
+ * - Each path is a results folder (all its runs), a run folder or a per-query.jsonl file.
+ * - Metrics: `measures` if given, else the NDCG, Recall and Completeness keys of the first run
+ *   (metrics/measures.ts `defaultComparedKeys`); each must be in every record. The main metric is
+ *   `mainKey` of the same module.
+ * - Runs scored over different dataset files (their metrics.json say so) are refused unless
+ *   `allowDifferentData`; runs scored on different queries or judgements are refused unless
+ *   `commonQueries` (then compared on the queries they share).
+ * - Every option is checked here, before anything is read, exactly as the CLI checks its flags.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { MAX_ITERATIONS } from '../pipeline/config.js';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { UserError, where } from '../core/errors.js';
-import { attribution, DEFAULT_PRIMARY_KEY } from '../significance/attribution.js';
-import { readPerQuery, resolvePerQueryFile, type PerQueryFile } from '../formats/per-query-jsonl.js';
-import type { Comparison } from '../report/comparison.js';
+import { compareBySlice, type SliceComparison } from '../analysis/slice-comparison.js';
+import { readExplorerFiles, type QueryInfo, type SkillInfo } from '../formats/explorer-files.js';
+import { collectRuns, type RunFolder } from '../formats/results-reader.js';
+import { defaultComparedKeys, mainKey } from '../metrics/measures.js';
+import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE, SLICE_NAMES, type CategoryRule, type SliceName } from '../metrics/slices.js';
+import { DEFAULT_TOLERANCES, type Tolerances } from '../metrics/verdict.js';
+import { claimVerdicts, paperClaim, publishedTables, type ClaimVerdicts, type PaperClaim, type PublishedTableView } from '../paper/published-table.js';
+import { resolveQuerySet } from '../significance/query-set.js';
+import { compareSystems, TESTS, type SystemsComparison, type TestName } from '../significance/systems.js';
+import { CORRECTIONS, type Correction } from '../stats/correction.js';
+import { MAX_ITERATIONS } from '../pipeline/config.js';
 
 export const DEFAULT_SEED = 42;
 export const DEFAULT_ITERATIONS = 10_000;
 
-export interface CompareRunsOptions {
-  /** Seed of the randomisation and bootstrap tests (default 42). */
+export interface CompareOptions {
+  /** The run every other is compared with: its label (e.g. `bm25/none`) or folder (default: the first). */
+  baseline?: string;
+  /** Metrics to compare (default: NDCG, Recall and Completeness at each k of the first run). */
+  measures?: readonly string[];
+  /** Paired test behind the significance marks and corrected p (default randomization; both are always reported). */
+  test?: TestName;
+  alpha?: number;
+  correction?: Correction;
+  /** Seed of the randomisation test and the bootstrap (default 42). */
   seed?: number;
-  /** Iterations of the randomisation and bootstrap tests (default 10,000). */
+  /** Iterations of the randomisation test and the bootstrap (default 10,000). */
   iterations?: number;
+  /** Compare on the queries every run shares (with the same judgements) instead of refusing. */
+  commonQueries?: boolean;
+  /** Also every pairwise test on the main metric. */
+  pairs?: boolean;
   /** Compare runs whose metrics.json name different dataset files anyway (refused otherwise). */
   allowDifferentData?: boolean;
-  /** Metrics to compare (default: every metric of A's first record, in its order). */
-  keys?: readonly string[];
+  /** Also the comparison inside each group of this query slice. */
+  slice?: string;
+  /** The major/sub slices' rule (default each_gold, the paper's). */
+  categoryRule?: string;
+  /** Points within which a paper-reproduction verdict is OK / close (defaults 0.05 / 1.0). */
+  okWithin?: number;
+  closeWithin?: number;
 }
 
-function checkOptions(o: CompareRunsOptions): { seed: number; iterations: number } {
+/** The comparison value: the runs' table and tests, plus the slices and paper verdicts asked for. */
+export interface Comparison extends SystemsComparison {
+  /** With `slice`: the comparison inside each group. */
+  slices?: SliceComparison;
+  /** Paper-reproduction verdicts of the runs that have a published counterpart (may be empty). */
+  paper: { tolerances: Tolerances; runs: ClaimVerdicts[] };
+}
+
+/** Options after their checks, with defaults filled in. */
+export interface CheckedCompareOptions {
+  test: TestName;
+  alpha: number;
+  correction: Correction;
+  seed: number;
+  iterations: number;
+  tolerances: Tolerances;
+  slice?: SliceName;
+  categoryRule: CategoryRule;
+}
+
+/** Checks every option (UserError naming the flag) and fills in the defaults. */
+export function checkCompareOptions(o: CompareOptions): CheckedCompareOptions {
+  const test = o.test ?? 'randomization';
+  if (!TESTS.includes(test)) throw new UserError(`--test: expected randomization or t, got ${JSON.stringify(test)}`);
+  const correction = o.correction ?? 'holm';
+  if (!CORRECTIONS.includes(correction)) throw new UserError(`--correction: expected one of ${CORRECTIONS.join(', ')}, got ${JSON.stringify(correction)}`);
+  const alpha = o.alpha ?? 0.05;
+  if (!(alpha > 0 && alpha < 1)) throw new UserError(`--alpha: expected a number between 0 and 1, got ${String(alpha)}`);
   const seed = o.seed ?? DEFAULT_SEED;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed: expected an integer from 0 to ${Number.MAX_SAFE_INTEGER}, got ${String(seed)}`);
   const iterations = o.iterations ?? DEFAULT_ITERATIONS;
-  if (!Number.isSafeInteger(seed) || seed < 0) {
-    throw new UserError(`--seed: expected an integer from 0 to ${Number.MAX_SAFE_INTEGER}, got ${String(seed)}`);
-  }
   if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) {
     throw new UserError(`--iterations: expected an integer from 1 to ${MAX_ITERATIONS}, got ${String(iterations)}`);
   }
-  return { seed, iterations };
+  const tolerances = { ok: o.okWithin ?? DEFAULT_TOLERANCES.ok, close: o.closeWithin ?? DEFAULT_TOLERANCES.close };
+  if (!(tolerances.ok >= 0)) throw new UserError(`--ok-within: expected a non-negative number of points, got ${String(tolerances.ok)}`);
+  if (!(tolerances.close >= tolerances.ok)) throw new UserError(`--close-within: expected a number of points ≥ the OK tolerance ${tolerances.ok}, got ${String(tolerances.close)}`);
+  const slice = o.slice as SliceName | undefined;
+  if (slice !== undefined && !SLICE_NAMES.includes(slice)) throw new UserError(`--slice: expected one of ${SLICE_NAMES.join(', ')}, got ${JSON.stringify(o.slice)}`);
+  const categoryRule = (o.categoryRule ?? DEFAULT_CATEGORY_RULE) as CategoryRule;
+  if (!CATEGORY_RULES.includes(categoryRule)) throw new UserError(`--category-rule: expected one of ${CATEGORY_RULES.join(', ')}, got ${JSON.stringify(o.categoryRule)}`);
+  if (o.measures !== undefined) checkKeyList(o.measures, '--measures');
+  return { test, alpha, correction, seed, iterations, tolerances, categoryRule, ...(slice !== undefined ? { slice } : {}) };
 }
 
-/** UserError unless A and B hold the same query ids: names both files and the first id missing. */
-function checkSameQueries(a: PerQueryFile, b: PerQueryFile): void {
-  const notInB = [...a.perQuery.keys()].filter((q) => !b.perQuery.has(q));
-  const notInA = [...b.perQuery.keys()].filter((q) => !a.perQuery.has(q));
-  if (notInB.length === 0 && notInA.length === 0) return;
-  const parts: string[] = [];
-  if (notInB.length) {
-    const q = notInB[0]!;
-    const more = notInB.length > 1 ? ` and ${notInB.length - 1} more` : '';
-    parts.push(`${b.file} lacks query ${JSON.stringify(q)} (${a.file}:${a.line.get(q)})${more}`);
-  }
-  if (notInA.length) {
-    const q = notInA[0]!;
-    const more = notInA.length > 1 ? ` and ${notInA.length - 1} more` : '';
-    parts.push(`${a.file} lacks query ${JSON.stringify(q)} (${b.file}:${b.line.get(q)})${more}`);
-  }
-  throw new UserError(`the runs cover different queries: ${parts.join('; ')}`);
+/** A list of metric keys given by the user: not empty, no empty key, none twice (UserError naming `flag`). */
+export function checkKeyList(keys: readonly string[], flag: string): void {
+  if (keys.length === 0) throw new UserError(`${flag}: expected at least one metric key`);
+  if (keys.some((k) => k === '')) throw new UserError(`${flag}: empty metric key`);
+  const twice = keys.find((k, i) => keys.indexOf(k) !== i);
+  if (twice !== undefined) throw new UserError(`${flag}: ${JSON.stringify(twice)} given twice`);
 }
 
-/** UserError unless every record of `f` has each key (names the first file:line lacking one). */
-function checkKeys(f: PerQueryFile, keys: readonly string[]): void {
-  for (const [qid, rec] of f.perQuery) {
-    for (const k of keys) {
-      if (rec[k] === undefined) {
-        throw new UserError(`${where(f.file, f.line.get(qid), `metrics.${k}`)}missing (query ${JSON.stringify(qid)})`);
+function checkKeys(runs: readonly RunFolder[], keys: readonly string[]): void {
+  for (const r of runs) {
+    for (const [qid, rec] of r.records) {
+      for (const k of keys) if (rec.metrics[k] === undefined) throw new UserError(`${where(r.file, r.line.get(qid), `metrics.${k}`)}missing (query ${JSON.stringify(qid)})`);
+    }
+  }
+}
+
+/** UserError when two runs' metrics.json name different dataset files (unless allowed). */
+function checkSameData(runs: readonly RunFolder[], allow: boolean): void {
+  if (allow) return;
+  const filesOf = (r: RunFolder) => (r.metricsJson?.dataset as { files?: { role?: unknown; sha256?: unknown }[] } | undefined)?.files;
+  const ref = runs.find((r) => Array.isArray(filesOf(r)));
+  if (!ref) return;
+  const a = filesOf(ref)!;
+  for (const r of runs) {
+    const b = filesOf(r);
+    if (!Array.isArray(b)) continue;
+    for (const role of [...new Set([...a, ...b].map((f) => String(f.role)))].sort()) {
+      const x = String(a.find((f) => String(f.role) === role)?.sha256 ?? 'none');
+      const y = String(b.find((f) => String(f.role) === role)?.sha256 ?? 'none');
+      if (x !== y) {
+        throw new UserError(`${join(ref.dir, 'metrics.json')} and ${join(r.dir, 'metrics.json')}: the runs are over different dataset files (${role}: sha256 ${x.slice(0, 12)}… vs ${y.slice(0, 12)}…); a paired comparison needs the same data (--allow-different-data to compare anyway)`);
       }
     }
   }
 }
 
-function chooseKeys(o: CompareRunsOptions, a: PerQueryFile): string[] {
-  if (o.keys === undefined) {
-    if (a.firstKeys.length === 0) {
-      const [qid] = a.perQuery.keys();
-      throw new UserError(`${where(a.file, a.line.get(qid!), 'metrics')}no metric values to compare`);
-    }
-    return a.firstKeys;
-  }
-  if (o.keys.length === 0) throw new UserError('--keys: expected at least one metric key');
-  const seen = new Set<string>();
-  for (const k of o.keys) {
-    if (k === '') throw new UserError('--keys: empty metric key');
-    if (seen.has(k)) throw new UserError(`--keys: ${JSON.stringify(k)} given twice`);
-    seen.add(k);
-  }
-  return [...o.keys];
+function findBaseline(runs: readonly RunFolder[], name: string | undefined): number {
+  if (name === undefined) return 0;
+  const byLabel = runs.findIndex((r) => r.label === name);
+  if (byLabel >= 0) return byLabel;
+  const abs = resolve(name);
+  const byPath = runs.findIndex((r) => resolve(r.dir) === abs || resolve(r.file) === abs);
+  if (byPath >= 0) return byPath;
+  const suffix = runs.filter((r) => r.label.endsWith(name));
+  if (suffix.length === 1) return runs.indexOf(suffix[0]!);
+  throw new UserError(`--baseline: no compared run is ${JSON.stringify(name)} (runs: ${runs.map((r) => JSON.stringify(r.label)).join(', ')})`);
 }
 
-interface DatasetFiles {
-  file: string;
-  files: { role: string; sha256: string }[];
+/** queries.jsonl and skills.jsonl of the runs' results folders (a run folder's is two levels up). */
+async function sliceFiles(runs: readonly RunFolder[]): Promise<{ queries: Map<string, QueryInfo>; skills: Map<string, SkillInfo>; source: string }> {
+  const queries = new Map<string, QueryInfo>();
+  const skills = new Map<string, SkillInfo>();
+  const dirs = [...new Set(runs.map((r) => r.resultsDir ?? dirname(dirname(r.dir))))];
+  for (const d of dirs) await readExplorerFiles(d, queries, skills);
+  return { queries, skills, source: dirs.join(', ') };
 }
 
-/** The dataset files a run was computed on (from the metrics.json beside its per-query.jsonl), if recorded. */
-function datasetOf(perQueryFile: string): DatasetFiles | undefined {
-  const file = join(dirname(perQueryFile), 'metrics.json');
-  if (!existsSync(file)) return undefined;
-  let m: { dataset?: { files?: { role?: unknown; sha256?: unknown }[] } };
-  try {
-    m = JSON.parse(readFileSync(file, 'utf8')) as typeof m;
-  } catch (e) {
-    throw new UserError(`${file}: not valid JSON (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
-  }
-  const files = m.dataset?.files;
-  if (!Array.isArray(files)) return undefined;
-  return { file, files: files.map((f) => ({ role: String(f.role), sha256: String(f.sha256) })) };
-}
-
-/** UserError when both runs name their dataset files and these differ (unless allowed). */
-function checkSameData(fileA: string, fileB: string, allow: boolean): void {
-  const a = datasetOf(fileA);
-  const b = datasetOf(fileB);
-  if (!a || !b || allow) return;
-  const roles = [...new Set([...a.files, ...b.files].map((f) => f.role))].sort();
-  for (const role of roles) {
-    const x = a.files.find((f) => f.role === role)?.sha256 ?? 'none';
-    const y = b.files.find((f) => f.role === role)?.sha256 ?? 'none';
-    if (x !== y) {
-      throw new UserError(
-        `${a.file} and ${b.file}: the runs are over different dataset files (${role}: sha256 ${x.slice(0, 12)}… vs ${y.slice(0, 12)}…); a paired comparison needs the same data (--allow-different-data to compare anyway)`,
-      );
-    }
-  }
+function claimsOf(runs: readonly RunFolder[]): PaperClaim[] {
+  return runs.map((r) => paperClaim(r.label, r.metricsJson)).filter((x): x is PaperClaim => x !== undefined);
 }
 
 /**
- * Compares run B against run A (Δ = B − A): each argument is a run folder (its per-query.jsonl is read)
- * or the per-query.jsonl itself. Throws a UserError (one line) on bad input.
+ * Compares the runs the paths stand for (see the module comment); the first run is the baseline
+ * unless `baseline` names another. Throws a UserError (one line) on bad input.
  */
-export async function compareRuns(a: string, b: string, o: CompareRunsOptions = {}): Promise<Comparison> {
-  const { seed, iterations } = checkOptions(o);
-  const fileA = await resolvePerQueryFile(a);
-  const fileB = await resolvePerQueryFile(b);
-  const runA = await readPerQuery(fileA);
-  const runB = await readPerQuery(fileB);
-  checkSameData(fileA, fileB, Boolean(o.allowDifferentData));
-  const keys = chooseKeys(o, runA);
-  checkSameQueries(runA, runB);
-  checkKeys(runA, keys);
-  checkKeys(runB, keys);
-  const primaryKey = keys.includes(DEFAULT_PRIMARY_KEY) ? DEFAULT_PRIMARY_KEY : keys[0]!;
-  return { a: fileA, b: fileB, attribution: attribution(runA.perQuery, runB.perQuery, keys, { seed, iterations, primaryKey }) };
+export async function compare(paths: readonly string[], o: CompareOptions = {}): Promise<Comparison> {
+  const c = checkCompareOptions(o);
+  const runs = await collectRuns(paths);
+  const keys = o.measures !== undefined ? [...o.measures] : defaultComparedKeys(runs[0]!.firstKeys);
+  if (keys.length === 0) throw new UserError(`${runs[0]!.file}: no metric values to compare`);
+  checkKeys(runs, keys);
+  checkSameData(runs, o.allowDifferentData === true);
+  const baseline = findBaseline(runs, o.baseline);
+  const qs = resolveQuerySet(runs, o.commonQueries === true);
+  const settings = { keys, mainKey: mainKey(keys), baseline, test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, pairs: o.pairs === true };
+  const comparison = compareSystems(runs, qs, settings);
+  const paper = { tolerances: c.tolerances, runs: claimVerdicts(claimsOf(runs), c.tolerances) };
+  if (c.slice === undefined) return { ...comparison, paper };
+  const { queries, skills, source } = await sliceFiles(runs);
+  const slices = compareBySlice(runs, qs, settings, { slice: c.slice, rule: c.categoryRule, queries, skills: skills.values(), source });
+  return { ...comparison, slices, paper };
+}
+
+/**
+ * The whole published tables the runs' published counterparts belong to, with the reproduced rows
+ * and their verdicts (`compare --paper`). UserError when no run has a published counterpart.
+ */
+export async function comparePublished(paths: readonly string[], o: Pick<CompareOptions, 'okWithin' | 'closeWithin'> = {}): Promise<{ tolerances: Tolerances; claims: number; tables: PublishedTableView[] }> {
+  const { tolerances } = checkCompareOptions(o);
+  const claims = claimsOf(await collectRuns(paths));
+  if (claims.length === 0) throw new UserError('--paper: no compared run has a published counterpart (a `paper` block in its metrics.json: pinned-release data and a paper model)');
+  return { tolerances, claims: claims.length, tables: publishedTables(claims, tolerances) };
+}
+
+/** `--out`'s folder must exist (checked before any work). */
+export function checkOutFolder(out: string | undefined): void {
+  if (out === undefined) return;
+  const dir = dirname(resolve(out));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`--out: ${relative('.', dir) || dir}: no such folder`);
 }

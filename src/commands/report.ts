@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { ReportOptions } from '../analysis/report-view.js';
 import { writeReportFile } from '../report/html/write.js';
-import { checkCompareOptions } from './compare-systems.js';
+import { checkCompareOptions } from '../api/compare.js';
 
 export interface ReportCommandOptions extends Partial<ReportOptions> {
   paths: string[];

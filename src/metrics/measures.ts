@@ -108,3 +108,35 @@ export function defaultMeasures(ks: readonly number[]): Measure[] {
   for (const name of MEASURE_NAMES) for (const k of sorted) out.push({ name, k });
   return out;
 }
+
+/**
+ * The main metric of a list of keys (the one rule): `NDCG@10` when it is there, else NDCG at the
+ * smallest k there, else the first key. What W/T/L, Δ columns, helped/hurt counts and the on/off
+ * tables are counted on.
+ */
+export function mainKey(keys: readonly string[]): string {
+  if (keys.length === 0) throw new Error('mainKey: no keys');
+  if (keys.includes('NDCG@10')) return 'NDCG@10';
+  let best: { key: string; k: number } | undefined;
+  for (const key of keys) {
+    const m = tryParse(key);
+    if (m?.name === 'NDCG' && (best === undefined || m.k < best.k)) best = { key, k: m.k };
+  }
+  return best?.key ?? keys[0]!;
+}
+
+/** The keys compared by default (the one rule): NDCG, Recall and Completeness keys, by name then k; all keys when there are none. */
+export function defaultComparedKeys(keys: readonly string[]): string[] {
+  const MAIN: readonly MeasureName[] = ['NDCG', 'Recall', 'Completeness'];
+  const parsed = keys.map((key) => ({ key, m: tryParse(key) })).filter((x) => x.m !== undefined && MAIN.includes(x.m.name) && measureKey(x.m) === x.key);
+  if (parsed.length === 0) return [...keys];
+  return parsed.sort((a, b) => MAIN.indexOf(a.m!.name) - MAIN.indexOf(b.m!.name) || a.m!.k - b.m!.k).map((x) => x.key);
+}
+
+function tryParse(key: string): Measure | undefined {
+  try {
+    return parseMeasure(key);
+  } catch {
+    return undefined;
+  }
+}

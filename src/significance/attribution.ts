@@ -22,12 +22,13 @@
  *   `iterations` (default 10,000). (Earlier versions drew one stream per metric,
  *   deriveSeed(seed, "randomization:" + key): seeded p-values and CIs changed once with this.)
  * - Counts by the primary key: helped (diff > 1e-12), hurt (diff < −1e-12), unchanged (|diff| <= 1e-12).
- *   Primary key: `primaryKey` if given, else "NDCG@10" when it is among `keys`, else `keys[0]`.
+ *   Primary key: `primaryKey` if given, else the main metric of `keys` (metrics/measures.ts `mainKey`).
  * - worst: the hurt queries only (diff < −1e-12), by diff ascending then query id (UTF-8 order), at most
  *   `worst` (default 5) of them.
  * The two maps must hold the same query ids and every record a finite value for every key used;
  * anything else is a pipeline bug and throws a plain Error naming the queries (up to 5) or the value.
  */
+import { mainKey } from '../metrics/measures.js';
 import { compareUtf8 } from '../metrics/rank.js';
 import { bootstrapMeanCIs } from '../stats/bootstrap.js';
 import { DEFAULT_ITERATIONS, randomizationPValues } from '../stats/randomization.js';
@@ -39,7 +40,6 @@ export type PerQuery = ReadonlyMap<string, Readonly<Record<string, number>>>;
 
 /** A query's diff counts as zero when |diff| <= this. */
 export const UNCHANGED_EPSILON = 1e-12;
-export const DEFAULT_PRIMARY_KEY = 'NDCG@10';
 export const DEFAULT_WORST = 5;
 /** How many query ids an error message lists. */
 const LIST_MAX = 5;
@@ -139,7 +139,7 @@ export function attribution(base: PerQuery, treated: PerQuery, keys: readonly st
   if (!Number.isSafeInteger(worstN) || worstN < 0) throw new RangeError(`worst must be a non-negative integer, got ${worstN}`);
   if (keys.length === 0 && o.primaryKey === undefined) throw new Error('attribution: no metric keys');
   if (new Set(keys).size !== keys.length) throw new Error(`attribution: duplicate metric keys in ${JSON.stringify(keys)}`);
-  const primaryKey = o.primaryKey ?? (keys.includes(DEFAULT_PRIMARY_KEY) ? DEFAULT_PRIMARY_KEY : keys[0]!);
+  const primaryKey = o.primaryKey ?? mainKey(keys);
   const qids = pairedQueryIds(base, treated);
 
   const n = qids.length;

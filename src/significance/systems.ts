@@ -14,7 +14,7 @@
  * depends only on its own differences, so a pair's p is the same wherever it appears (the test is
  * symmetric in its two runs).
  */
-import { attribution, comparisonSeeds, UNCHANGED_EPSILON } from './attribution.js';
+import { attribution, comparisonSeeds, DEFAULT_WORST, type QueryDelta, UNCHANGED_EPSILON } from './attribution.js';
 import { correctPValues, familySize, type Correction } from '../stats/correction.js';
 import { randomizationPValues } from '../stats/randomization.js';
 import { pairedTTest } from '../stats/ttest.js';
@@ -38,7 +38,11 @@ export interface ComparisonSettings {
 
 export interface VersusBaseline {
   delta: number;
+  /** The raw p of the chosen test (`settings.test`): one of the two below. */
   pRaw: number;
+  /** Raw p of the paired randomization test and of the paired t-test (both always computed). */
+  pRandomization: number;
+  pT: number;
   pCorrected: number;
   significant: boolean;
   ci: { low: number; high: number; level: number };
@@ -53,6 +57,8 @@ export interface SystemRow {
   means: Record<string, number>;
   /** undefined for the baseline itself. */
   vsBaseline?: Record<string, VersusBaseline>;
+  /** Against the baseline, on the main metric: the queries this run lost most (losses only, worst first; undefined for the baseline). */
+  worst?: QueryDelta[];
   /** Per metric: the column's best (max mean; several on an exact tie). */
   best: Record<string, boolean>;
   /** Per metric: best, or not separable from the best at α after correction. */
@@ -119,7 +125,8 @@ export function compareSystems(runs: readonly ComparedRun[], qs: QuerySet, s: Co
   const b = s.baseline;
   const asMap = (i: number) => new Map(qids.map((q) => [q, runs[i]!.records.get(q)!.metrics]));
   const others = rows.map((_, i) => i).filter((i) => i !== b);
-  const atts = new Map(others.map((i) => [i, attribution(asMap(b), asMap(i), s.keys, { seed: s.seed, iterations: s.iterations, primaryKey: s.mainKey, worst: 0 })]));
+  const atts = new Map(others.map((i) => [i, attribution(asMap(b), asMap(i), s.keys, { seed: s.seed, iterations: s.iterations, primaryKey: s.mainKey, worst: DEFAULT_WORST })]));
+  for (const i of others) rows[i]!.worst = atts.get(i)!.worst;
   for (const key of s.keys) {
     const raw = others.map((i) => {
       const m = atts.get(i)!.metrics[key]!;
@@ -143,6 +150,8 @@ export function compareSystems(runs: readonly ComparedRun[], qs: QuerySet, s: Co
       row.vsBaseline[key] = {
         delta: m.delta,
         pRaw: raw[j]!,
+        pRandomization: m.randomization.pValue,
+        pT: m.tTest.pValue,
         pCorrected: corrected[j]!,
         significant: corrected[j]! < s.alpha,
         ci: { low: m.bootstrap.low, high: m.bootstrap.high, level: m.bootstrap.level },

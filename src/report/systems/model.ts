@@ -10,7 +10,7 @@
  * from the column's best (the best itself is bold). Percent values are fractions ×100, 2 decimals.
  */
 import type { SystemsComparison } from '../../significance/systems.js';
-import { formatFixed, formatPercent, formatPercentDelta } from '../../metrics/round.js';
+import { formatFixed, formatPercent, formatPercentDelta, formatSignedPercent } from '../../metrics/round.js';
 
 export type Mark = 'sig' | 'group';
 
@@ -110,4 +110,35 @@ export function pairsTable(c: SystemsComparison): TableModel | undefined {
     rows,
     notes: [`*: the pair differs at α = ${s.alpha} after ${corr} over all ${p.family} pairs (${testName(c)}).`],
   };
+}
+
+/**
+ * Each run against the baseline, metric by metric (what the two-run view always showed): both
+ * means, Δ (the difference of the printed cells), the raw p of the randomisation test and of the
+ * t-test, the corrected p of the chosen test, the 95% bootstrap CI of Δ and W/T/L per query.
+ */
+export function detailTables(c: SystemsComparison): { label: string; table: TableModel; worst: Cell[][] }[] {
+  const s = c.settings;
+  const base = c.rows[s.baseline]!;
+  return c.rows
+    .filter((_, i) => i !== s.baseline)
+    .map((r) => {
+      const header: Cell[] = [{ text: 'Metric' }, { text: 'Baseline' }, { text: 'Run' }, { text: 'Δ' }, { text: 'p (rand.)' }, { text: 'p (t)' }, { text: 'p corr.' }, { text: '95% CI of Δ' }, { text: 'W/T/L' }];
+      const rows = s.keys.map((k) => {
+        const v = r.vsBaseline![k]!;
+        return [
+          { text: k },
+          { text: pct(base.means[k]!) },
+          { text: pct(r.means[k]!) },
+          { text: formatPercentDelta(base.means[k]!, r.means[k]!), marks: v.significant ? (['sig'] as Mark[]) : [] },
+          { text: pval(v.pRandomization) },
+          { text: pval(v.pT) },
+          { text: pval(v.pCorrected) },
+          { text: `[${formatSignedPercent(v.ci.low)}, ${formatSignedPercent(v.ci.high)}]` },
+          { text: `${v.wins}/${v.ties}/${v.losses}` },
+        ];
+      });
+      const worst = (r.worst ?? []).map((q) => [{ text: q.qid, untrusted: true }, { text: pct(q.base) }, { text: '→' }, { text: pct(q.treated) }, { text: formatPercentDelta(q.base, q.treated) }]);
+      return { label: r.label, table: { header, align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'], rows, notes: [] }, worst };
+    });
 }

@@ -1,7 +1,7 @@
 /** Plain-text (terminal) rendering of a SystemsComparison: aligned columns, bold as **x**. */
 import type { SystemsComparison } from '../../significance/systems.js';
 import { escapeInline } from '../../util/terminal-text.js';
-import { deltaTable, mainTable, methodNotes, pairsTable, type Cell, type TableModel } from './model.js';
+import { deltaTable, detailTables, mainTable, methodNotes, pairsTable, type Cell, type TableModel } from './model.js';
 
 /** Untrusted text in a plain-text table: the one rule of util/terminal-text.ts, line breaks included. */
 export const escapeTerminal = escapeInline;
@@ -13,7 +13,7 @@ function cellText(c: Cell): string {
 }
 
 export function renderTextTable(t: TableModel): string[] {
-  const grid = [t.header.map(cellText), ...t.rows.map((r) => r.map(cellText))];
+  const grid = [...(t.header.length ? [t.header.map(cellText)] : []), ...t.rows.map((r) => r.map(cellText))];
   const widths = t.align.map((_, j) => Math.max(...grid.map((r) => [...(r[j] ?? '')].length)));
   return grid.map((r) =>
     r
@@ -31,5 +31,13 @@ export function renderComparisonText(c: SystemsComparison): string {
   if (c.rows.length > 1) out.push('', `Δ against the baseline (points ×100; p corrected):`, ...renderTextTable(deltaTable(c)));
   const p = pairsTable(c);
   if (p) out.push('', `All pairs (${p.header[0]!.text}):`, ...renderTextTable(p), '', ...p.notes);
+  const base = escapeTerminal(c.rows[c.settings.baseline]!.label);
+  for (const d of detailTables(c)) {
+    out.push('', `${escapeTerminal(d.label)} against ${base} (×100; CI: ${c.settings.iterations} bootstrap resamples, seed ${c.settings.seed}):`, ...renderTextTable(d.table));
+    if (d.worst.length) {
+      out.push(`Queries it lost most on ${c.settings.mainKey} (baseline → run, Δ):`);
+      out.push(...renderTextTable({ header: [], align: ['l', 'r', 'l', 'r', 'r'], rows: d.worst, notes: [] }).map((l) => `  ${l}`));
+    }
+  }
   return out.join('\n') + '\n';
 }
