@@ -13,6 +13,7 @@ import { readLineBatches, splitColumns } from '../src/formats/lines.js';
 import { column, ColumnInterner, parseDecimal, parseInteger, scanColumnBatches, scanColumns } from '../src/formats/trec-columns.js';
 import { readTrecQrels } from '../src/formats/trec-qrels.js';
 import { parseScore, readTrecRun } from '../src/formats/trec-run.js';
+import { mulberry32 } from './helpers/mulberry32.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skillret-trec-columns-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,16 +24,7 @@ function file(content: string | Buffer): string {
   return p;
 }
 
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 /** The old reader's view: every non-blank line as [line number, columns]. */
 async function oldColumns(path: string): Promise<Array<[number, string[]]>> {

@@ -20,6 +20,7 @@ import { defaultMeasures, measureKey, parseMeasures } from '../src/metrics/measu
 import { compareUtf8, trecOrder } from '../src/metrics/rank.js';
 import { rankedGrades } from '../src/metrics/relevance.js';
 import { qrelsFromTable, runFromTable, tablesFromMaps } from '../src/metrics/tables.js';
+import { mulberry32 } from './helpers/mulberry32.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skillret-tables-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,16 +31,7 @@ function file(content: string): string {
   return p;
 }
 
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 const IDS = ['d', 'D', 'é', '🙂', '\ue000', 'z', 'doc-'];
 

@@ -4,18 +4,10 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mulberry32 } from './mulberry32.js';
 
-/** A deterministic generator of uniform floats in [0, 1) (mulberry32). */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic generator of uniform floats in [0, 1). */
+export const rng = mulberry32;
 
 /** An integer in [0, n). */
 export const pick = (rnd: () => number, n: number): number => Math.floor(rnd() * n);

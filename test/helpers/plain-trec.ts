@@ -7,6 +7,7 @@
 import { UserError, where } from '../../src/core/errors.js';
 import type { Qrels, Run } from '../../src/core/types.js';
 import { readLineBatches, splitColumns } from '../../src/formats/lines.js';
+import { mulberry32 } from './mulberry32.js';
 
 /** A decimal number as written by any TREC tool (no hex, no inf/nan): the grammar of parseDecimal. */
 export const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -93,16 +94,8 @@ export async function outcome<T>(f: () => Promise<T>): Promise<{ ok: T } | { err
   }
 }
 
-/** mulberry32: a deterministic stream from a generated seed (for large, boundary-sized files). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic stream from a generated seed (for large, boundary-sized files). */
+export const prng = mulberry32;
 
 /** ± d around p (positive values only): the sizes next to a capacity. */
 export function around(p: number, d = 2): number[] {
