@@ -12,7 +12,8 @@
  * - added tokens: the splitters can only cut a text at an occurrence of one of their words (the
  *   strings their tries end at), so a text containing none of them is one section, the text
  *   itself. Such a text skips the splitter; a text containing one goes through transformers.js
- *   whole (its ids are the tokenizer's own).
+ *   whole (its ids are the tokenizer's own), and so does a text that is, before or after
+ *   normalising, an added token's string (`encode_text` takes such a section as that token);
  * - the normaliser and the pre-tokenizer are the tokenizer's own objects, called as
  *   `encode_text` calls them (one section: `section_index` 0);
  * - WordPiece is a function of one word at a time (`encode` loops over the words and
@@ -318,10 +319,12 @@ function makeEncoder(t: TokenizerLike): ContentEncoder {
   };
   return (text, out, limit) => {
     if (text.length === 0) return 0;
-    if (containsAny(text, unnormalizedWords)) return original(text, out, limit);
+    // `encode_text` also takes a whole section that is an added token's string (before or after
+    // normalising: "<THINK>" lower-cased is the unnormalised added token "<think>") as that token.
+    if (containsAny(text, unnormalizedWords) || addedMap.has(text)) return original(text, out, limit);
     const normalized = normalize === null ? text : normalize(text);
     if (normalized.length === 0) return 0;
-    if (containsAny(normalized, normalizedWords)) return original(text, out, limit);
+    if (containsAny(normalized, normalizedWords) || addedMap.has(normalized)) return original(text, out, limit);
     if (member !== null) return encodeRuns(normalized, out, limit, member);
     const words = preTokenize === null ? [normalized] : preTokenize(normalized, { section_index: 0 });
     let n = 0;
