@@ -6,7 +6,8 @@
 import type { Report } from '../analysis/report.js';
 import type { RunSlice, RunSlices } from '../analysis/slices.js';
 import { UNLABELLED } from '../metrics/breakdown.js';
-import { formatPercent, formatPercentDelta, roundHalfEven } from '../metrics/round.js';
+import { formatPercentDelta, roundHalfEven } from '../metrics/round.js';
+import { pct } from './cells.js';
 import { escapeMd, mdTable } from './markdown.js';
 import { runName } from './strategies.js';
 
@@ -92,7 +93,7 @@ export function renderSliceSection(report: Report): string {
     if (!shown(s0)) return;
     const groups = [...s0.groups.keys()];
     const header = ['Run', ...groups.map((g) => `${escapeMd(g)} (${s0.groups.get(g)!.queries})`), `All (${res.runs[0]!.evaluation.counts.evaluated})`];
-    const cell = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
+    const cell = pct;
     const rows = report.slices.map((b, ri) => {
       const s = b.slices[si]!;
       return [runName(res, b), ...groups.map((g) => cell(s.groups.get(g)?.metrics[key])), cell(res.runs[ri]!.evaluation.aggregate[key])];

@@ -5,9 +5,10 @@
  */
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { TOKENIZER } from '../injection/tokens.js';
-import { formatFixed, formatPercent, roundHalfEven } from '../metrics/round.js';
+import { formatFixed, roundHalfEven } from '../metrics/round.js';
 import { mdTable } from './markdown.js';
 import { runName } from './strategies.js';
+import { pct } from './cells.js';
 
 /** Rounds every non-integer number to 5 decimals (scores, means); integers stay exact. */
 function round5(v: unknown): unknown {
@@ -28,7 +29,6 @@ export function operatingPointsJson(r: RunResult): Record<string, unknown> {
   };
 }
 
-const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
 
 export function renderOperatingPointsSection(res: ExperimentResult): string {
   if (!res.runs.length) return '';

@@ -6,12 +6,10 @@
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { strategyOf } from '../pipeline/query-strategy.js';
 import { strategyLabel } from '../query/strategy.js';
-import { formatFixed, formatPercent, formatPercentDelta, formatSignedPercent } from '../metrics/round.js';
+import { formatFixed, formatPercentDelta } from '../metrics/round.js';
 import { escapeMd, mdTable } from './markdown.js';
+import { pct, pval, signedPct } from './cells.js';
 
-const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
-const signedPct = (x: number | undefined) => (x === undefined ? '–' : formatSignedPercent(x));
-const pval = (p: number | undefined) => (p === undefined || Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
 
 /** The strategies of a run ("sentences·rrf", "whole / sentences·max"); '' when both sides are whole. */
 export function runStrategy(res: ExperimentResult, r: { retriever: string; reranker: string }): string {

@@ -10,15 +10,13 @@ import type { Report } from '../analysis/report.js';
 import type { ExperimentResult, StageRecord } from '../pipeline/experiment.js';
 import { relative } from 'node:path';
 import { escapeMd, mdTable } from './markdown.js';
-import { formatPercent, formatFixed, formatPercentDelta, formatSignedPercent } from '../metrics/round.js';
+import { formatFixed, formatPercentDelta } from '../metrics/round.js';
 import { renderPaperSection } from './paper.js';
 import { renderSliceSection } from './breakdown.js';
 import { renderStrategySection, runName } from './strategies.js';
 import { renderOperatingPointsSection } from './operating-points.js';
+import { pct, pval, signedPct } from './cells.js';
 
-const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : formatPercent(x));
-const signedPct = (x: number | undefined) => (x === undefined ? '–' : formatSignedPercent(x));
-const pval = (p: number | undefined) => (p === undefined || Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;

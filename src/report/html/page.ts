@@ -7,7 +7,7 @@
  * data block with `<` escaped. Rendering only: every number arrives in the ReportModel.
  */
 import { createHash } from 'node:crypto';
-import { formatFixed, formatPercent, formatPercentDelta } from '../../metrics/round.js';
+import { formatFixed, formatPercentDelta } from '../../metrics/round.js';
 import { mainTable, methodNotes, type Cell } from '../systems/model.js';
 import { atKSpec, onOffSpec, renderSvg, sliceSpec, type SvgRenderer } from './charts.js';
 import { CLIENT_SCRIPT } from './client.js';
@@ -15,6 +15,7 @@ import type { ReportModel } from '../../analysis/report-view.js';
 import { STYLE } from './style.js';
 import { explainSectionHtml } from './insight.js';
 import { budgetCurveSpec, thresholdCurveSpec, topKCurveSpec } from './insight-charts.js';
+import { pct, pval } from '../cells.js';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -31,7 +32,6 @@ export function jsonForScript(v: unknown): string {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('base64');
-const pval = (p: number) => (Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
 
 function cellHtml(c: Cell, sortValue?: number): string {
   const t = escapeHtml(c.text);
@@ -68,9 +68,9 @@ async function onOffSection(m: ReportModel, svg: SvgRenderer): Promise<string> {
     const keys = new Set(m.comparison.settings.keys);
     const rows = v.metrics
       .filter((x) => keys.has(x.key))
-      .map((x) => `<tr><th scope="row">${escapeHtml(x.key)}</th><td>${formatPercent(x.base)}</td><td>${formatPercent(x.treated)}</td><td>${formatPercentDelta(x.base, x.treated)}</td><td>${pval(x.pRandomization)}</td><td>${pval(x.pT)}</td></tr>`)
+      .map((x) => `<tr><th scope="row">${escapeHtml(x.key)}</th><td>${pct(x.base)}</td><td>${pct(x.treated)}</td><td>${formatPercentDelta(x.base, x.treated)}</td><td>${pval(x.pRandomization)}</td><td>${pval(x.pT)}</td></tr>`)
       .join('');
-    const ceil = Object.entries(v.ceiling).map(([k, x]) => `${escapeHtml(k)} ${formatPercent(x)}`).join(', ');
+    const ceil = Object.entries(v.ceiling).map(([k, x]) => `${escapeHtml(k)} ${pct(x)}`).join(', ');
     parts.push(`<div class="onoff"><h3>${escapeHtml(v.label)} <span class="muted">vs ${escapeHtml(v.versus)}, depth ${v.depth}</span></h3>
 <p class="counts">By ${escapeHtml(v.key)}: <span class="helped">helped ${v.counts.helped}</span>, <span class="hurt">hurt ${v.counts.hurt}</span>, unchanged ${v.counts.unchanged}. Ceiling (first stage at depth ${v.depth}): ${ceil || '–'}.</p>
 <figure class="chart">${await svg(onOffSpec(v))}</figure>

@@ -10,7 +10,10 @@
  * from the column's best (the best itself is bold). Percent values are fractions ×100, 2 decimals.
  */
 import type { SystemsComparison } from '../../significance/systems.js';
-import { formatFixed, formatPercent, formatPercentDelta, formatSignedPercent } from '../../metrics/round.js';
+import { formatPercentDelta } from '../../metrics/round.js';
+import { pct, pval, signedPct } from '../cells.js';
+
+export { pct, pval };
 
 export type Mark = 'sig' | 'group';
 
@@ -30,8 +33,6 @@ export interface TableModel {
   notes: string[];
 }
 
-export const pct = (x: number): string => (Number.isFinite(x) ? formatPercent(x) : '–');
-export const pval = (p: number): string => (Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
 
 export function testName(c: SystemsComparison): string {
   const s = c.settings;
@@ -134,7 +135,7 @@ export function detailTables(c: SystemsComparison): { label: string; table: Tabl
           { text: pval(v.pRandomization) },
           { text: pval(v.pT) },
           { text: pval(v.pCorrected) },
-          { text: `[${formatSignedPercent(v.ci.low)}, ${formatSignedPercent(v.ci.high)}]` },
+          { text: `[${signedPct(v.ci.low)}, ${signedPct(v.ci.high)}]` },
           { text: `${v.wins}/${v.ties}/${v.losses}` },
         ];
       });

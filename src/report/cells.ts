@@ -1,0 +1,15 @@
+/**
+ * The one home of the cell formats every renderer prints (terminal, Markdown, LaTeX, CSV labels,
+ * HTML): a mean as the official percentage, a signed difference, a p-value. Anything that is not a
+ * number to show (undefined, NaN, ±Infinity) prints as "–" in all of them.
+ */
+import { formatFixed, formatPercent, formatSignedPercent } from '../metrics/round.js';
+
+/** A mean fraction as the official percentage (`f"{round(x, 5) * 100:.2f}"`). */
+export const pct = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : formatPercent(x));
+
+/** A difference of means as a signed official percentage. */
+export const signedPct = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : formatSignedPercent(x));
+
+/** A p-value to 4 decimals, "<0.0001" below that. */
+export const pval = (p: number | undefined): string => (p === undefined || Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
