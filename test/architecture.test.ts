@@ -2,7 +2,10 @@
  * Dependencies flow one way. Reads every import statement of src/ (type imports, re-exports and
  * dynamic import() included), maps each file to its top-level folder, and checks the folder graph
  * against the layer order of the README ("Folder map"): no folder imports a folder of a higher
- * layer, and the folder graph has no cycle (not even between folders of one layer).
+ * layer, and the folder graph has no cycle (not even between folders of one layer). Below the top
+ * level too: no cycle between sub-folders (every folder at any depth, `pipeline` apart from
+ * `pipeline/retrievers`) and none between files. Type-only imports count: a cycle of types is still
+ * two modules that cannot be read apart.
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -74,6 +77,39 @@ function folderGraph(): Map<string, Map<string, string[]>> {
   return graph;
 }
 
+/** Import edges between the units `unitOf` maps each file to (same-unit edges dropped). */
+function unitGraph(unitOf: (file: string) => string): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of sourceFiles(SRC)) {
+    const from = unitOf(file);
+    if (!graph.has(from)) graph.set(from, new Set());
+    for (const spec of importSpecifiers(readFileSync(file, 'utf8'))) {
+      if (!spec.startsWith('.')) continue;
+      const to = unitOf(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+      if (to !== from) graph.get(from)!.add(to);
+    }
+  }
+  return graph;
+}
+
+/** Every cycle a depth-first walk meets, as `a → b → a`. */
+function cyclesOf(graph: ReadonlyMap<string, ReadonlySet<string> | ReadonlyMap<string, unknown>>): string[] {
+  const state = new Map<string, 'open' | 'done'>();
+  const cycles: string[] = [];
+  const visit = (n: string, path: string[]) => {
+    if (state.get(n) === 'done') return;
+    if (state.get(n) === 'open') {
+      cycles.push([...path.slice(path.indexOf(n)), n].join(' → '));
+      return;
+    }
+    state.set(n, 'open');
+    for (const to of graph.get(n)?.keys() ?? []) visit(to, [...path, n]);
+    state.set(n, 'done');
+  };
+  for (const n of [...graph.keys()].sort()) visit(n, []);
+  return cycles;
+}
+
 function layerOf(folder: string): number {
   return LAYERS.findIndex((l) => l.includes(folder));
 }
@@ -106,20 +142,24 @@ describe('architecture', () => {
   });
 
   it('the folder graph has no cycle', () => {
-    const graph = folderGraph();
-    const state = new Map<string, 'open' | 'done'>();
-    const cycles: string[] = [];
-    const visit = (n: string, path: string[]) => {
-      if (state.get(n) === 'done') return;
-      if (state.get(n) === 'open') {
-        cycles.push([...path.slice(path.indexOf(n)), n].join(' → '));
-        return;
-      }
-      state.set(n, 'open');
-      for (const to of graph.get(n)?.keys() ?? []) visit(to, [...path, n]);
-      state.set(n, 'done');
-    };
-    for (const n of [...graph.keys()].sort()) visit(n, []);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(folderGraph())).toEqual([]);
+  });
+
+  it('no cycle between sub-folders at any depth', () => {
+    expect(cyclesOf(unitGraph((f) => relative(SRC, dirname(f)) || '.'))).toEqual([]);
+  });
+
+  it('no cycle between files', () => {
+    expect(cyclesOf(unitGraph((f) => relative(SRC, f)))).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check has teeth)', () => {
+    const g = new Map([
+      ['a', new Set(['b'])],
+      ['b', new Set(['c'])],
+      ['c', new Set(['a'])],
+      ['d', new Set(['a'])],
+    ]);
+    expect(cyclesOf(g)).toEqual(['a → b → c → a']);
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { configError } from './helpers/cli.js';
 import { parseConfig } from '../src/pipeline/config.js';
-import { endpointFromConfig } from '../src/pipeline/config-parts.js';
+import { endpointFromConfig } from '../src/pipeline/kind-config/config-parts.js';
 import { formatPlan } from '../src/pipeline/plan.js';
 
 const base = (retriever: string, reranker = '{ id: none }') => `name: remote

@@ -10,7 +10,7 @@ import { initProject } from '../src/api/init.js';
 import { runCommand } from '../src/commands/run.js';
 import { findRelease } from '../src/data/hub.js';
 import { loadConfig } from '../src/pipeline/config.js';
-import { resolveModelRef } from '../src/pipeline/model-ref.js';
+import { resolveModelRef } from '../src/pipeline/kind-config/model-ref.js';
 import { packageFile } from '../src/util/paths.js';
 import { runCli, userError } from './helpers/cli.js';
 

@@ -9,9 +9,9 @@ import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml'
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 import { urlCredentialProblem } from '../util/secrets.js';
-import { idSchema, posInt } from './config-parts.js';
+import { idSchema, posInt } from './kind-config/config-parts.js';
 import { RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RetrieverConfig } from './registry.js';
-import { suggestion } from './suggest.js';
+import { suggestion } from './kind-config/suggest.js';
 import { DEFAULT_TARGET_COMPLETENESS } from '../injection/operating-points.js';
 import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE } from '../metrics/slices.js';
 import { DEFAULT_TOLERANCES } from '../metrics/verdict.js';

@@ -16,7 +16,7 @@ import { segmentCounts, segmentQueries, strategyLabel, type QueryStrategy } from
 import { rerankRun, type RerankInfo } from '../rerank/rerank.js';
 import type { Reranker } from '../rerank/types.js';
 import { DEFAULT_RRF_K } from '../fusion/fuse.js';
-import type { RerankerQueryConfig, RetrieverQueryConfig } from './query-config.js';
+import type { RerankerQueryConfig, RetrieverQueryConfig } from './kind-config/query-config.js';
 
 /** The strategy a `query:` mapping asks for (absent: whole). */
 export function strategyOf(q: RetrieverQueryConfig | RerankerQueryConfig | undefined): QueryStrategy {

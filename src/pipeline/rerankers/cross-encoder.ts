@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { createReranker } from '../../rerank/rerank.js';
 import { defineReranker } from '../../rerank/types.js';
-import { describeReranker, modelRerankerKeys, modelRerankerSpec } from '../config-parts.js';
+import { describeReranker, modelRerankerKeys, modelRerankerSpec } from '../kind-config/config-parts.js';
 
 export const crossEncoderReranker = defineReranker({
   type: 'cross-encoder',

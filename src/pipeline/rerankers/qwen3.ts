@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { QWEN3_TEMPLATES } from '../../models/qwen3-template.js';
 import { createReranker } from '../../rerank/rerank.js';
 import { defineReranker } from '../../rerank/types.js';
-import { describeReranker, modelRerankerKeys, modelRerankerSpec } from '../config-parts.js';
+import { describeReranker, modelRerankerKeys, modelRerankerSpec } from '../kind-config/config-parts.js';
 
 export const qwen3Reranker = defineReranker({
   type: 'qwen3',

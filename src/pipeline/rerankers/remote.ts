@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { createRemoteReranker } from '../../rerank/remote.js';
 import { defineReranker } from '../../rerank/types.js';
-import { depthSchema, describeReranker, endpointFromConfig, endpointSchema, idSchema, scorePrecisionSchema } from '../config-parts.js';
-import { rerankerQuerySchema } from '../query-config.js';
+import { depthSchema, describeReranker, endpointFromConfig, endpointSchema, idSchema, scorePrecisionSchema } from '../kind-config/config-parts.js';
+import { rerankerQuerySchema } from '../kind-config/query-config.js';
 
 export const remoteReranker = defineReranker({
   type: 'remote',

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { defineFirstStage } from '../../core/stages.js';
 import { bm25Stage } from '../../retrieval/bm25/stage.js';
-import { idSchema, posInt } from '../config-parts.js';
-import { retrieverQuerySchema } from '../query-config.js';
+import { idSchema, posInt } from '../kind-config/config-parts.js';
+import { retrieverQuerySchema } from '../kind-config/query-config.js';
 
 export const bm25Retriever = defineFirstStage({
   type: 'bm25',

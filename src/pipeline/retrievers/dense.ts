@@ -1,17 +1,18 @@
 /**
  * `type: dense`: an embedder and a vector index (src/retrieval/dense/). Without `endpoint` the
- * model runs locally (ONNX through transformers.js); with one it is served (remote-dense.ts).
+ * model runs locally (ONNX through transformers.js); with one it is served (remoteDenseRun below).
  */
 import { z } from 'zod';
-import { defineFirstStage } from '../../core/stages.js';
+import type { StageContext } from '../../core/context.js';
+import { defineFirstStage, type FirstStageInput, type FirstStageOutput } from '../../core/stages.js';
+import { remoteDenseRetrieve } from '../../retrieval/dense/remote-retriever.js';
 import { denseRetrieve, type DenseSpec } from '../../retrieval/dense/retriever.js';
 import type { IndexSpec } from '../../retrieval/dense/search.js';
 import { withDenseStageCache } from '../../retrieval/dense/stage-cache.js';
 import { modelsDir } from '../../util/paths.js';
-import { endpointSchema, idSchema, otherOptions, posInt } from '../config-parts.js';
-import { resolveModelRef } from '../model-ref.js';
-import { retrieverQuerySchema } from '../query-config.js';
-import { remoteDenseRun } from './remote-dense.js';
+import { endpointFromConfig, endpointSchema, type EndpointYaml, idSchema, otherOptions, posInt } from '../kind-config/config-parts.js';
+import { resolveModelRef } from '../kind-config/model-ref.js';
+import { retrieverQuerySchema } from '../kind-config/query-config.js';
 
 const hnswSchema = z.strictObject({
   type: z.literal('hnsw'),
@@ -67,6 +68,42 @@ export function indexSpec(r: DenseConfig): IndexSpec {
   return r.index.type === 'hnsw'
     ? { type: 'hnsw', M: r.index.M, efConstruction: r.index.ef_construction, efSearch: r.index.ef_search, seed: r.index.seed }
     : { type: 'exact' };
+}
+
+/**
+ * With an `endpoint:` the model is served (TEI, vLLM, OpenAI-compatible) and `model` is a name for
+ * the server, the presets and the cache, never a path (src/retrieval/dense/remote-retriever.ts).
+ */
+async function remoteDenseRun(
+  ctx: StageContext,
+  r: DenseConfig & { endpoint: EndpointYaml<'openai' | 'tei'> },
+  { docs, queries }: FirstStageInput,
+): Promise<FirstStageOutput> {
+  const out = await remoteDenseRetrieve(
+    ctx,
+    {
+      id: r.id,
+      model: r.model,
+      endpoint: endpointFromConfig(r.endpoint),
+      ...(r.query_prefix !== undefined ? { queryPrefix: r.query_prefix } : {}),
+      ...(r.doc_prefix !== undefined ? { docPrefix: r.doc_prefix } : {}),
+      ...(r.normalize !== undefined ? { normalize: r.normalize } : {}),
+      ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
+      ...(r.threads !== undefined ? { threads: r.threads } : {}),
+      ...(r.pooling !== undefined ? { pooling: r.pooling } : {}),
+      ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
+      ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
+      topK: r.top_k,
+      index: indexSpec(r),
+    },
+    docs,
+    queries.map((q) => ({ id: q.id, text: q.text })),
+  );
+  return {
+    run: out.run,
+    ...(out.exactRun ? { exactRun: out.exactRun } : {}),
+    info: { type: 'dense', remote: true, ...(out.info as unknown as Record<string, unknown>) },
+  };
 }
 
 export const denseRetriever = defineFirstStage({

@@ -9,8 +9,8 @@ import { UserError } from '../../core/errors.js';
 import { defineFirstStage, type ConfigIssue, type StageConfig } from '../../core/stages.js';
 import { DEFAULT_NORM, DEFAULT_RRF_K, FUSION_METHODS, fuse, type FusionSpec } from '../../fusion/fuse.js';
 import { NORM_METHODS } from '../../fusion/normalize.js';
-import { idSchema, posInt } from '../config-parts.js';
-import { suggestion } from '../suggest.js';
+import { idSchema, posInt } from '../kind-config/config-parts.js';
+import { suggestion } from '../kind-config/suggest.js';
 
 const schema = z.strictObject({
   id: idSchema,

@@ -4,7 +4,7 @@ import { UserError } from '../../core/errors.js';
 import { defineFirstStage } from '../../core/stages.js';
 import type { Run, ScoredDoc } from '../../core/types.js';
 import { readRunFile } from '../../formats/run-file.js';
-import { idSchema, posInt } from '../config-parts.js';
+import { idSchema, posInt } from '../kind-config/config-parts.js';
 
 export const runFileRetriever = defineFirstStage({
   type: 'run',

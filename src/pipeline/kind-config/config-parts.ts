@@ -4,11 +4,11 @@
  * schemas live with the kinds (retrievers/, rerankers/); the whole config schema in config.ts.
  */
 import { z } from 'zod';
-import { SCORE_PRECISIONS } from '../rerank/score-precision.js';
-import type { RerankerSpec } from '../rerank/types.js';
+import { SCORE_PRECISIONS } from '../../rerank/score-precision.js';
+import type { RerankerSpec } from '../../rerank/types.js';
 import { resolveModelRef } from './model-ref.js';
 import { rerankerQuerySchema } from './query-config.js';
-import { urlProblem, type EndpointConfig, type RemoteApi } from '../remote/endpoint.js';
+import { urlProblem, type EndpointConfig, type RemoteApi } from '../../remote/endpoint.js';
 
 export const idSchema = z
   .string()
