@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Qrels, Run } from '../src/core/types.js';
-import { readLineBatches, splitColumns } from '../src/formats/lines.js';
 import { column, ColumnInterner, parseDecimal, parseInteger, scanColumnBatches, scanColumns } from '../src/formats/trec-columns.js';
 import { readTrecQrels } from '../src/formats/trec-qrels.js';
 import { parseScore, readTrecRun } from '../src/formats/trec-run.js';
 import { mulberry32 } from './helpers/mulberry32.js';
+import { plainColumns } from './helpers/plain-trec.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skillret-trec-columns-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,16 +27,7 @@ function file(content: string | Buffer): string {
 const prng = mulberry32;
 
 /** The old reader's view: every non-blank line as [line number, columns]. */
-async function oldColumns(path: string): Promise<Array<[number, string[]]>> {
-  const out: Array<[number, string[]]> = [];
-  for await (const batch of readLineBatches(path)) {
-    for (const { line, text } of batch) {
-      const cols = splitColumns(text);
-      if (cols.length > 0) out.push([line, cols]);
-    }
-  }
-  return out;
-}
+const oldColumns = plainColumns;
 
 async function newColumns(path: string, chunk?: number): Promise<Array<[number, string[]]>> {
   const out: Array<[number, string[]]> = [];
