@@ -30,7 +30,7 @@
  */
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AutoTokenizer, env } from '@huggingface/transformers';
@@ -40,6 +40,10 @@ import { frameAndTruncate, frameHead, learnFrame, roomFor, type Frame } from '..
 import { useLiteDir } from '../src/models/use-lite/names.js';
 import { modelsDir } from '../src/util/paths.js';
 import { seededUniform } from './helpers/tiny-models.js';
+import { TIED_VOCAB, writeUnigramTokenizer } from './helpers/unigram-vocab.js';
+
+/** A tokenizer folder under this file's temporary root, with the test's window. */
+const writeUnigram = (dir: string, vocab: [string, number][]): string => writeUnigramTokenizer(join(root, dir), vocab, WINDOW);
 
 env.allowRemoteModels = false;
 
@@ -101,56 +105,11 @@ async function makeCase(name: string, dir: string): Promise<Case> {
   };
 }
 
-/** A USE-Lite-shaped tokenizer folder (NFKC, space → ▁, ▁ in front) over `vocab`. */
-function writeUnigram(dir: string, vocab: [string, number][]): string {
-  const folder = join(root, dir);
-  mkdirSync(folder, { recursive: true });
-  const tokenizer = {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: [],
-    normalizer: {
-      type: 'Sequence',
-      normalizers: [
-        { type: 'NFKC' },
-        { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' },
-        { type: 'Replace', pattern: { Regex: '\\A(?=[\\s\\S])' }, content: '\u2581' },
-      ],
-    },
-    pre_tokenizer: null,
-    post_processor: null,
-    decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: false },
-    model: { type: 'Unigram', unk_id: 0, byte_fallback: false, vocab },
-  };
-  writeFileSync(join(folder, 'tokenizer.json'), JSON.stringify(tokenizer));
-  writeFileSync(join(folder, 'tokenizer_config.json'), JSON.stringify({ unk_token: '\uFFFD', pad_token: '\uFFFD', model_max_length: WINDOW, tokenizer_class: 'PreTrainedTokenizerFast' }));
-  return folder;
-}
 
-// 0.1 + 0.2 !== 0.3: "ab" against "a" + "b" is a tie in real numbers that rounding decides, maybe
-// differently after a long running sum; "c" + "c" against "cc" is an exact tie; "zz" is a piece
-// of characters unknown alone; astral and combining pieces make units and code points differ.
+// The tied vocabulary of the Unigram tests (helpers/unigram-vocab.ts), plus astral and combining
+// pieces (units and code points differ) and one-piece words for the memo's pools.
 const TIED: [string, number][] = [
-  ['\uFFFD', 0],
-  ['\u2581', -0.7],
-  ['a', -0.1],
-  ['b', -0.2],
-  ['ab', -0.3],
-  ['c', -1],
-  ['cc', -2],
-  ['ccc', -3],
-  ['\u2581a', -0.4],
-  ['\u2581ab', -0.6],
-  ['\u2581c', -1.7],
-  ['abc', -1.3],
-  ['bc', -1.2],
-  ['-', -2.5],
-  ['--', -5],
-  ['---', -7.5],
-  ['|', -3.25],
-  ['|-', -5.75],
-  ['zz', -4],
+  ...TIED_VOCAB,
   ['𝒜', -1.5],
   ['𝒜a', -1.6],
   ['é', -0.9],

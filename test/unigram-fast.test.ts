@@ -5,7 +5,7 @@
  * hand-made vocabularies built to have exact and rounding-level ties.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AutoTokenizer, env } from '@huggingface/transformers';
@@ -14,6 +14,11 @@ import { FastUnigram, installFastUnigram, normalizerKeepsHeads, type ContentEnco
 import { frameAndTruncate, frameHead } from '../src/retrieval/dense/token-frame.js';
 import { useLiteDir } from '../src/models/use-lite/names.js';
 import { modelsDir } from '../src/util/paths.js';
+import { TIED_VOCAB, writeUnigramTokenizer } from './helpers/unigram-vocab.js';
+import { mulberry32 } from './helpers/mulberry32.js';
+
+/** A tokenizer folder under this file's temporary root. */
+const writeUnigram = (dir: string, vocab: [string, number][]): string => writeUnigramTokenizer(join(root, dir), vocab);
 
 env.allowRemoteModels = false;
 
@@ -30,33 +35,6 @@ interface Inner {
 }
 const inner = (t: PreTrainedTokenizer): Inner => (t as unknown as { _tokenizer: Inner })._tokenizer;
 
-/** A USE-Lite-shaped tokenizer folder (NFKC, space → ▁, ▁ in front) over `vocab`. */
-function writeUnigram(dir: string, vocab: [string, number][]): string {
-  const folder = join(root, dir);
-  rmSync(folder, { recursive: true, force: true });
-  const tokenizer = {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: [],
-    normalizer: {
-      type: 'Sequence',
-      normalizers: [
-        { type: 'NFKC' },
-        { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' },
-        { type: 'Replace', pattern: { Regex: '\\A(?=[\\s\\S])' }, content: '\u2581' },
-      ],
-    },
-    pre_tokenizer: null,
-    post_processor: null,
-    decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: false },
-    model: { type: 'Unigram', unk_id: 0, byte_fallback: false, vocab },
-  };
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, 'tokenizer.json'), JSON.stringify(tokenizer));
-  writeFileSync(join(folder, 'tokenizer_config.json'), JSON.stringify({ unk_token: '\uFFFD', pad_token: '\uFFFD', tokenizer_class: 'PreTrainedTokenizerFast' }));
-  return folder;
-}
 async function pair(folder: string): Promise<{ ref: PreTrainedTokenizer; fast: PreTrainedTokenizer; encode: ContentEncoder | null; lattice: boolean }> {
   const ref = await AutoTokenizer.from_pretrained(folder, { local_files_only: true });
   const fast = await AutoTokenizer.from_pretrained(folder, { local_files_only: true });
@@ -64,16 +42,7 @@ async function pair(folder: string): Promise<{ ref: PreTrainedTokenizer; fast: P
   return { ref, fast, encode: inst.encode, lattice: inst.lattice };
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 function allIds(encode: ContentEncoder, text: string): number[] {
   const out: number[] = [];
@@ -174,31 +143,8 @@ describe('normalizerKeepsHeads', () => {
 });
 
 describe('FastUnigram on hand-made vocabularies', () => {
-  // 0.1 + 0.2 !== 0.3 in binary floating point: "ab" (-0.3) against "a" + "b" is a tie in real
-  // numbers that rounding breaks one way alone and maybe another way after a long running sum;
-  // "c" + "c" against "cc" is an exact tie. Unknown characters (z, ☃) exercise unknown fusion, and
-  // "\uFFFD" is the unknown piece itself.
-  const vocab: [string, number][] = [
-    ['\uFFFD', 0],
-    ['\u2581', -0.7],
-    ['a', -0.1],
-    ['b', -0.2],
-    ['ab', -0.3],
-    ['c', -1],
-    ['cc', -2],
-    ['ccc', -3],
-    ['\u2581a', -0.4],
-    ['\u2581ab', -0.6],
-    ['\u2581c', -1.7],
-    ['abc', -1.3],
-    ['bc', -1.2],
-    ['-', -2.5],
-    ['--', -5],
-    ['---', -7.5],
-    ['|', -3.25],
-    ['|-', -5.75],
-    ['zz', -4], // a piece made of two characters that are unknown alone
-  ];
+  // Ties that rounding decides (helpers/unigram-vocab.ts); unknown characters (z, ☃) exercise unknown fusion.
+  const vocab: [string, number][] = [...TIED_VOCAB];
   const alphabet = ['a', 'b', 'c', ' ', ' ', '-', '|', 'z', '☃', '\uFFFD', '\n'];
   const randomTexts = (seed: number, n: number, maxLen: number) => {
     const r = rng(seed);
