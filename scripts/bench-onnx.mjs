@@ -90,24 +90,34 @@ const warmText = 'Warm-up text for the session and the compiler, not part of the
 await e.embed([warmText], 'document');
 const tok = e.tokenize(texts, 'document').map((x) => x.ids);
 
+
+/**
+ * The raw onnxruntime feeds of one padded batch: token lists padded with the first list to `rows`,
+ * ids and mask laid out `width` wide on the model's padding side (token_type_ids zeros when the
+ * model takes them).
+ */
+function rawFeeds(ort, inputNames, paddingSide, lists, rows, width) {
+  while (lists.length < rows) lists.push(lists[0]);
+  const B = lists.length;
+  const T = width;
+  const ids = new BigInt64Array(B * T);
+  const mask = new BigInt64Array(B * T);
+  lists.forEach((list, r) => {
+    const off = r * T + (paddingSide === 'left' ? T - list.length : 0);
+    for (let j = 0; j < list.length; j++) {
+      ids[off + j] = BigInt(list[j]);
+      mask[off + j] = 1n;
+    }
+  });
+  const feeds = { input_ids: new ort.Tensor('int64', ids, [B, T]), attention_mask: new ort.Tensor('int64', mask, [B, T]) };
+  if (inputNames.has('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(B * T), [B, T]);
+  return { feeds, B, T, mask };
+}
+
 async function run(session, lists0, widths, rows) {
   const inputNames = new Set(session.inputNames);
   for (let b = 0; b < lists0.length; b++) {
-    const lists = [...lists0[b]];
-    while (lists.length < rows[b]) lists.push(lists[0]);
-    const B = lists.length;
-    const T = widths[b];
-    const ids = new BigInt64Array(B * T);
-    const mask = new BigInt64Array(B * T);
-    lists.forEach((list, r) => {
-      const off = r * T + (e.paddingSide === 'left' ? T - list.length : 0);
-      for (let j = 0; j < list.length; j++) {
-        ids[off + j] = BigInt(list[j]);
-        mask[off + j] = 1n;
-      }
-    });
-    const feeds = { input_ids: new ort.Tensor('int64', ids, [B, T]), attention_mask: new ort.Tensor('int64', mask, [B, T]) };
-    if (inputNames.has('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(B * T), [B, T]);
+    const { feeds } = rawFeeds(ort, inputNames, e.paddingSide, [...lists0[b]], rows[b], widths[b]);
     const out = await session.run(feeds);
     for (const v of Object.values(out)) v.dispose?.();
   }
@@ -155,21 +165,7 @@ async function rawVectors() {
   try {
     const inputNames = new Set(session.inputNames);
     for (let b = 0; b < plan.batches.length; b++) {
-      const lists = plan.batches[b].map((i) => tok[i]);
-      while (lists.length < plan.rows[b]) lists.push(lists[0]);
-      const B = lists.length;
-      const T = plan.widths[b];
-      const ids = new BigInt64Array(B * T);
-      const mask = new BigInt64Array(B * T);
-      lists.forEach((list, r) => {
-        const off = r * T + (e.paddingSide === 'left' ? T - list.length : 0);
-        for (let j = 0; j < list.length; j++) {
-          ids[off + j] = BigInt(list[j]);
-          mask[off + j] = 1n;
-        }
-      });
-      const feeds = { input_ids: new ort.Tensor('int64', ids, [B, T]), attention_mask: new ort.Tensor('int64', mask, [B, T]) };
-      if (inputNames.has('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(B * T), [B, T]);
+      const { feeds, B, T, mask } = rawFeeds(ort, inputNames, e.paddingSide, plan.batches[b].map((i) => tok[i]), plan.rows[b], plan.widths[b]);
       const res = await session.run(feeds);
       const is3d = (v) => v && v.dims?.length === 3 && v.dims[0] === B && v.dims[1] === T;
       const hidden = is3d(res.last_hidden_state) ? res.last_hidden_state : is3d(res.token_embeddings) ? res.token_embeddings : Object.values(res).find(is3d);
