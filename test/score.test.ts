@@ -94,6 +94,14 @@ describe('scoreCommand', () => {
     expect(await scoreCommand({ ...base, qrels: qrelsTrec, run: runTrec, format: 'json' })).toBe(expectedJson);
   });
 
+  it('--per-query: the unrounded values of every evaluated query, whose means are the means', async () => {
+    const j = JSON.parse(await scoreCommand({ ...base, qrels: qrelsTrec, run: runTrec, format: 'json', perQuery: true })) as { means: Record<string, number>; per_query: Record<string, Record<string, number>> };
+    expect(Object.keys(j.per_query)).toEqual(['q1', 'q2']);
+    expect(j.per_query['q2']!['NDCG@2']).toBe(0);
+    expect(j.per_query['q1']!['NDCG@2']! / 2).toBe(j.means['NDCG@2']);
+    expect(j.per_query['q1']!['MAP@2']).toBe(0.25);
+  });
+
   it('gives the same result for JSONL qrels, a dataset folder and an official result file', async () => {
     expect(await scoreCommand({ ...base, qrels: qrelsJsonl, run: runTrec, format: 'json' })).toBe(expectedJson);
     expect(await scoreCommand({ ...base, qrels: qrelsTrec, run: runJson, format: 'json' })).toBe(expectedJson);
@@ -129,6 +137,7 @@ describe('scoreCommand', () => {
   it('rejects bad options and inputs with UserErrors', async () => {
     await expect(scoreCommand({ ...base, qrels: qrelsTrec, run: runTrec, format: 'xml' as 'json' })).rejects.toThrow(UserError);
     await expect(scoreCommand({ ...base, k: [0], qrels: qrelsTrec, run: runTrec, format: 'json' })).rejects.toThrow(UserError);
+    await expect(scoreCommand({ ...base, qrels: qrelsTrec, run: runTrec, format: 'table', perQuery: true })).rejects.toThrow(/^--per-query: needs --format json$/);
     await expect(scoreCommand({ ...base, qrels: join(dir, 'nope'), run: runTrec, format: 'json' })).rejects.toThrow(/nope: qrels not found/);
     await expect(scoreCommand({ ...base, qrels: qrelsTrec, run: join(dir, 'nope.run'), format: 'json' })).rejects.toThrow(/nope\.run: file not found/);
     const dup = file('dup.trec', 'q1 Q0 a 1 1 t\nq1 Q0 a 2 0.5 t\n');
