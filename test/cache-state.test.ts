@@ -6,12 +6,13 @@
  * breakdown.json, operating-points.json and report.html (its page cache thinned out and cut short too). (Before batches were formed by length bucket, the partially cached quickstart
  * run differed in the low bits of about a quarter of its reranker scores.)
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runCommand } from '../src/commands/run.js';
+import { filesUnder } from './helpers/cache-damage.js';
 
 const REPO = resolve(__dirname, '..');
 const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl', 'breakdown.json', 'operating-points.json', 'report.html'];
@@ -42,20 +43,6 @@ function resultFiles(dir: string): Map<string, Buffer> {
   };
   walk(dir, '');
   return out;
-}
-
-function filesUnder(dir: string, pred: (p: string) => boolean): string[] {
-  const out: string[] = [];
-  if (!existsSync(dir)) return out;
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (pred(p)) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
 }
 
 /** Half the cache gone: the first half of every reranker chunk kept, one embedding chunk and the HNSW indexes deleted. */
