@@ -55,7 +55,7 @@ function thinOut(cache: string): void {
   if (emb.length > 0) rmSync(emb[0]!);
   rmSync(join(cache, 'hnsw'), { recursive: true, force: true });
   // The exact-search results, the embedder facts and the dense stage outputs: the first of each gone.
-  for (const sub of ['dense-search', 'embedder-facts', 'dense-stage', 'skills-index', join('bm25', 'by-corpus'), 'report-html']) {
+  for (const sub of ['dense-search', 'embedder-facts', 'dense-stage', 'skills-index', join('bm25', 'by-corpus'), 'report-svg']) {
     const [first] = filesUnder(join(cache, sub), () => true);
     if (first) rmSync(first);
   }
@@ -89,9 +89,9 @@ function corrupt(cache: string): void {
     writeFileSync(f, t.slice(0, t.length >> 1));
   }
   for (const f of filesUnder(join(cache, 'bm25', 'by-corpus'), (p) => p.endsWith('.key'))) writeFileSync(f, 'garbled');
-  // report.html pages cut short.
-  expect(filesUnder(join(cache, 'report-html'), (p) => p.endsWith('.html')).length).toBeGreaterThan(0);
-  for (const f of filesUnder(join(cache, 'report-html'), (p) => p.endsWith('.html'))) {
+  // report.html's charts cut short.
+  expect(filesUnder(join(cache, 'report-svg'), (p) => p.endsWith('.svg')).length).toBeGreaterThan(0);
+  for (const f of filesUnder(join(cache, 'report-svg'), (p) => p.endsWith('.svg'))) {
     const b = readFileSync(f);
     writeFileSync(f, b.subarray(0, b.length - 100));
   }

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atKSpec, renderSvg } from '../src/report/html/charts.js';
 import { cachedSvgRenderer, svgCachePath, svgKey, SVG_SUBFOLDER } from '../src/report/html/svg-cache.js';
-import { writeHtmlReport } from '../src/report/html/write.js';
+import { writeReportFile } from '../src/report/html/write.js';
+import { runLeaderboardSettings } from '../src/analysis/leaderboard.js';
 
 let root: string;
 beforeAll(() => void (root = mkdtempSync(join(tmpdir(), 'report-svg-'))));
@@ -93,7 +94,8 @@ describe('chart cache', () => {
     const dir = join(root, 'exp');
     makeResults(dir);
     const stats = { seed: 1, iterations: 200 };
-    const html = async (cache?: { cacheDir: string }) => readFileSync(await writeHtmlReport(dir, stats, cache));
+    const out = join(dir, 'report.html');
+    const html = async (cache?: { cacheDir: string }) => (await writeReportFile([dir], out, runLeaderboardSettings(stats), cache), readFileSync(out));
     const none = await html();
     const cacheDir = join(root, 'c3');
     const cold = await html({ cacheDir });

@@ -1,27 +1,17 @@
 /**
- * The HTML report's value: computed once from the results files (input.ts), rendered by page.ts and
- * charts.ts without further analysis. Holds the many-system comparison (significance/systems.ts),
+ * The HTML report's value: built from the runs and files of one or more results folders (as values:
+ * formats/report-input.ts reads them, report/results-folder.ts `resultsInput` holds those `run` has
+ * just written, in memory) and their leaderboard (leaderboard.ts), rendered by report/html/ without
+ * further analysis. Holds the many-system comparison (significance/systems.ts),
  * metric@k points, each reranked run's on/off record with its per-query Δ, the HNSW audits, the slices
  * of breakdown.json and the per-query explorer data.
  */
-import { compareSystems, type SystemsComparison, type TestName } from '../significance/systems.js';
-import { resolveQuerySet } from '../significance/query-set.js';
-import type { Correction } from '../stats/correction.js';
+import type { SystemsComparison } from '../significance/systems.js';
+import { measureOfKey } from '../metrics/measures.js';
 import { formatPercent, formatSignedPercent } from '../metrics/round.js';
-import { defaultComparedKeys, mainKey as mainKeyOf } from '../metrics/measures.js';
 import type { ReportInput, ReportRun } from '../formats/report-input.js';
 import { explainViews, injectionViews, type ExplainView, type InjectionView } from './insight-views.js';
-
-export interface ReportOptions {
-  test: TestName;
-  correction: Correction;
-  alpha: number;
-  seed: number;
-  iterations: number;
-  commonQueries: boolean;
-  /** What computes the systems comparison (default `compareSystems`; the report writer passes a cached one). */
-  compare?: typeof compareSystems;
-}
+import type { Leaderboard } from './leaderboard.js';
 
 export interface OnOffView {
   label: string;
@@ -164,19 +154,20 @@ function slicesOf(runs: readonly ReportRun[], key: string): SliceView[] {
   return out;
 }
 
-export function buildReportModel(input: ReportInput, o: ReportOptions): ReportModel {
+/** The report of `input`'s runs, whose leaderboard is `board` (leaderboard.ts, of the same runs in the same order). */
+export function buildReportModel(input: ReportInput, board: Leaderboard): ReportModel {
   const runs = input.runs;
-  const qs = resolveQuerySet(runs, o.commonQueries);
+  const qs = board.querySet;
   const first = runs[0]!;
-  const useKeys = defaultComparedKeys(first.firstKeys);
-  const mainKey = mainKeyOf(useKeys);
-  const comparison = (o.compare ?? compareSystems)(runs, qs, { keys: useKeys, mainKey, baseline: 0, test: o.test, correction: o.correction, alpha: o.alpha, seed: o.seed, iterations: o.iterations, pairs: false });
+  const comparison = board.comparison;
+  const useKeys = comparison.settings.keys;
+  const mainKey = comparison.settings.mainKey;
 
   const atK: ReportModel['atK'] = [];
   for (const row of comparison.rows) {
     for (const k of useKeys) {
-      const m = /^([A-Za-z]+)@(\d+)$/.exec(k);
-      if (m) atK.push({ run: row.label, measure: m[1]!, k: Number(m[2]), value: row.means[k]! });
+      const m = measureOfKey(k);
+      if (m) atK.push({ run: row.label, measure: m.name, k: m.k, value: row.means[k]! });
     }
   }
 
@@ -187,7 +178,7 @@ export function buildReportModel(input: ReportInput, o: ReportOptions): ReportMo
   });
   const slices = slicesOf(runs, mainKey);
 
-  const kMain = Number(/@(\d+)$/.exec(mainKey)?.[1] ?? 10);
+  const kMain = measureOfKey(mainKey)?.k ?? 10;
   const shown = new Set<string>();
   const queries = qs.qids.map((id) => {
     const info = input.queries.get(id);

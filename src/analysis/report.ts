@@ -14,6 +14,8 @@ import { mainKey, measureKey } from '../metrics/measures.js';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { paperReport, type PaperReport } from '../paper/published-vs-measured.js';
 import { runSlices, type RunSlices } from './slices.js';
+import { perQueryRecords, type RunRecords } from './per-query-records.js';
+import { leaderboard, runLeaderboardSettings, type Leaderboard } from './leaderboard.js';
 
 export interface Report {
   /** The pipeline's result: config, dataset, measures, runs (evaluations, on/off, audit, …), stages, timings. */
@@ -29,6 +31,10 @@ export interface Report {
   /** Published vs measured with verdicts; undefined when the dataset is not a pinned release. */
   paper: PaperReport | undefined;
   tolerances: Tolerances;
+  /** Per run (run order): its per-query records, what per-query.jsonl holds. */
+  records: RunRecords[];
+  /** Every run against the first and against the column's best (leaderboard.ts), with the config's seed and iterations. */
+  leaderboard: Leaderboard;
 }
 
 export interface AnalyzeOptions {
@@ -51,5 +57,7 @@ export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {
     res.runs.map((r: RunResult) => ({ retriever: r.retriever, reranker: r.reranker, evaluation: r.evaluation, ...(r.onOff ? { base: r.onOff.base } : {}) })),
     { rule: categoryRule, keys: res.measures.map(measureKey), primaryKey, seed: res.config.stats.seed, iterations: res.config.stats.iterations },
   );
-  return { result: res, primaryKey, categoryRule, slices, releases, paper: paperReport(res, releases, tolerances), tolerances };
+  const records = res.runs.map((r) => perQueryRecords(res, r, res.config.output));
+  const board = leaderboard(records, runLeaderboardSettings(res.config.stats));
+  return { result: res, primaryKey, categoryRule, slices, releases, paper: paperReport(res, releases, tolerances), tolerances, records, leaderboard: board };
 }

@@ -13,7 +13,8 @@ import { stopwatch } from '../pipeline/manifest.js';
 import { formatPlan } from '../pipeline/plan.js';
 import { runDir, writeResults } from '../report/results-folder.js';
 import { analyze } from '../analysis/report.js';
-import { writeHtmlReport } from '../report/html/write.js';
+import { writeRunReport } from '../report/html/write.js';
+import { join } from 'node:path';
 import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
 import { preflight } from '../pipeline/preflight.js';
@@ -141,8 +142,10 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       const startedAt = new Date().toISOString();
       const total = stopwatch();
       res = await runPipeline(ctx, s.config);
-      summary = writeResults(analyze(res), { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() }, { dir: staged.staging });
-      await writeHtmlReport(staged.staging, s.config.stats, s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
+      const report = analyze(res);
+      const written = writeResults(report, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() }, { dir: staged.staging });
+      summary = written.summary;
+      await writeRunReport(written.folder.input, report.leaderboard, join(staged.staging, 'report.html'), s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
       const info = staged.commit();
       if (info.removedRuns.length > 0) ctx.log(`output: run folders of an earlier config are gone with the old results (not in this config): ${info.removedRuns.join(', ')}`);
     } catch (e) {

@@ -6,11 +6,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
-import type { ReportOptions } from '../analysis/report-view.js';
 import { writeReportFile } from '../report/html/write.js';
-import { checkCompareOptions } from '../api/compare.js';
+import { checkCompareOptions, type CompareOptions } from '../api/compare.js';
 
-export interface ReportCommandOptions extends Partial<ReportOptions> {
+export interface ReportCommandOptions extends Pick<CompareOptions, 'test' | 'correction' | 'alpha' | 'seed' | 'iterations' | 'commonQueries'> {
   paths: string[];
   out?: string;
 }

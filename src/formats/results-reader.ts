@@ -11,9 +11,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { UserError } from '../core/errors.js';
-import { readPerQueryRecords, type PerQueryRecords } from './per-query-jsonl.js';
+import { PER_QUERY_FILE as PER_QUERY, readPerQueryRecords, type PerQueryRecords } from './per-query-jsonl.js';
 
-export const PER_QUERY = 'per-query.jsonl';
 export const METRICS = 'metrics.json';
 export const MANIFEST = 'manifest.json';
 

@@ -133,6 +133,12 @@ export function defaultComparedKeys(keys: readonly string[]): string[] {
   return parsed.sort((a, b) => MAIN.indexOf(a.m!.name) - MAIN.indexOf(b.m!.name) || a.m!.k - b.m!.k).map((x) => x.key);
 }
 
+/** The measure a results key names when the key is its canonical spelling (`measureKey`), else undefined. */
+export function measureOfKey(key: string): Measure | undefined {
+  const m = tryParse(key);
+  return m !== undefined && measureKey(m) === key ? m : undefined;
+}
+
 function tryParse(key: string): Measure | undefined {
   try {
     return parseMeasure(key);

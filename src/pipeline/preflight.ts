@@ -22,7 +22,7 @@ import { USE_LITE_NAME, useLiteDir, useLiteModelComplete } from '../models/use-l
  * Cache subfolders the stages write (BM25, embeddings, embedder facts, exact dense search, dense stage outputs, HNSW,
  * reranker scores, remote, hub downloads, report charts, comparisons and pages, the skills-file index, token counts).
  */
-export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-search', 'dense-stage', 'hnsw', 'rerank', 'remote', 'hf', 'datasets', 'report-svg', 'report-comparison', 'report-html', 'skills-index', 'tokens'] as const;
+export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-search', 'dense-stage', 'hnsw', 'rerank', 'remote', 'hf', 'datasets', 'report-svg', 'skills-index', 'tokens'] as const;
 
 export interface PreflightOptions {
   cacheDir: string;

@@ -14,11 +14,15 @@ import { faultPoint } from '../util/fault.js';
 import { escapeControl } from '../util/terminal-text.js';
 import { formatTrecRun } from '../formats/trec-run.js';
 import { roundHalfEven } from '../metrics/round.js';
-import { SpelledRun } from '../formats/spelled-run.js';
+import { PER_QUERY_FILE } from '../formats/per-query-jsonl.js';
+import { METRICS, MANIFEST } from '../formats/results-reader.js';
+import type { ReportInput, ReportRun } from '../formats/report-input.js';
+import type { QueryInfo, SkillInfo } from '../formats/explorer-files.js';
+import type { RunRecords } from '../analysis/per-query-records.js';
 import { renderSummary } from './summary.js';
 import { breakdownJson } from './breakdown.js';
 import { operatingPointsJson } from './operating-points.js';
-import { QUERIES_FILE, queriesJsonl, SKILLS_FILE, skillsJsonl } from './explorer-files.js';
+import { QUERIES_FILE, queriesJsonl, queryInfos, SKILLS_FILE, skillInfos, skillsJsonl } from './explorer-files.js';
 import { paperJson } from '../paper/published-vs-measured.js';
 import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
@@ -117,23 +121,17 @@ function roundDeep(v: unknown): unknown {
 }
 
 /**
- * per-query.jsonl: one line per evaluated query, in dataset order. A reranked run also
- * carries `vs_none`: on − off for every metric of that query (against `<retriever>/none`).
+ * per-query.jsonl: one line per evaluated query, in dataset order, spelling the run's per-query
+ * records (analysis/per-query-records.ts). A reranked run also carries `vs_none`: on − off for every
+ * metric of that query (against `<retriever>/none`).
  */
-export function perQueryJsonl(res: ExperimentResult, r: RunResult, spelled: SpelledRun = new SpelledRun(r.run)): string {
+export function perQueryJsonl(records: RunRecords): string {
   const lines: string[] = [];
-  for (const q of res.dataset.queries) {
-    const m = r.evaluation.perQuery.get(q.id);
-    if (!m) continue;
-    const off = r.onOff?.base.perQuery.get(q.id);
-    const judged = res.dataset.qrels.get(q.id) ?? new Map<string, number>();
-    const gold = [...judged].filter(([, rel]) => rel >= 1).map(([id]) => id);
-    const graded = [...judged.values()].some((rel) => rel !== 1);
-    const retrieved = spelled.get(q.id).docs.map((d) => d.docId);
-    const row: Record<string, unknown> = { id: q.id, metrics: m, gold };
-    if (graded) row.relevance = Object.fromEntries(judged);
-    row.retrieved = retrieved;
-    if (off) row.vs_none = Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v - (off[k] ?? 0)]));
+  for (const [id, rec] of records.records) {
+    const row: Record<string, unknown> = { id, metrics: rec.metrics, gold: rec.gold };
+    if (rec.relevance) row.relevance = rec.relevance;
+    row.retrieved = rec.retrieved;
+    if (rec.vsNone) row.vs_none = rec.vsNone;
     lines.push(JSON.stringify(row));
   }
   return lines.join('\n') + (lines.length ? '\n' : '');
@@ -177,30 +175,80 @@ export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Rec
 }
 
 /**
+ * The results folder of `report` as values, as formats/report-input.ts would read it back: each
+ * run's per-query records, metrics.json, breakdown.json and operating-points.json, the manifest
+ * and the explorer files' queries and skills. Paths are those under the config's output.
+ */
+export interface ResultsFolder {
+  input: ReportInput;
+  /** Per run (run order): its metrics.json, breakdown.json and operating-points.json objects. */
+  files: { metrics: Record<string, unknown>; breakdown: Record<string, unknown>; operatingPoints: Record<string, unknown> }[];
+  queries: QueryInfo[];
+  skills: SkillInfo[];
+  manifest: Record<string, unknown>;
+}
+
+export function resultsFolder(report: Report, extras: ManifestExtras): ResultsFolder {
+  const res = report.result;
+  const output = res.config.output;
+  const manifest = manifestJson(res, extras);
+  const queries = queryInfos(res);
+  const skills = skillInfos(res);
+  const files = res.runs.map((r, i) => ({ metrics: metricsJson(report, r), breakdown: breakdownJson(report, report.slices[i]!), operatingPoints: operatingPointsJson(r) }));
+  const runs: ReportRun[] = res.runs.map((r, i) => {
+    const rec = report.records[i]!;
+    return {
+      file: rec.file,
+      records: rec.records,
+      line: rec.line,
+      firstKeys: rec.firstKeys,
+      dir: runDir(output, r),
+      label: rec.label,
+      retriever: r.retriever,
+      reranker: r.reranker,
+      experiment: res.config.name,
+      metricsJson: files[i]!.metrics,
+      resultsDir: output,
+      breakdown: files[i]!.breakdown,
+      insight: { label: rec.label, operatingPoints: files[i]!.operatingPoints },
+    };
+  });
+  const input: ReportInput = {
+    folders: [{ dir: output, name: res.config.name, manifest }],
+    runs,
+    queries: new Map(queries.map((q) => [q.id, q])),
+    skills: new Map(skills.map((s) => [s.id, s])),
+  };
+  return { input, files, queries, skills, manifest };
+}
+
+/**
  * Writes every file of the results folder into `opts.dir` (default: the config's output; `run`
  * passes a staging folder that is swapped in whole when complete, see util/staged-folder.ts).
- * Returns the summary.md text.
+ * Returns the summary.md text and the folder as values (what report.html is built from).
  */
-export function writeResults(report: Report, extras: ManifestExtras, opts: { dir?: string } = {}): string {
+export function writeResults(report: Report, extras: ManifestExtras, opts: { dir?: string } = {}): { summary: string; folder: ResultsFolder } {
   const res = report.result;
   const out = opts.dir ?? res.config.output;
+  const folder = resultsFolder(report, extras);
   const queryOrder = res.dataset.queries.map((q) => q.id);
   res.runs.forEach((r, i) => {
     const dir = runDir(out, r);
-    const spelled = new SpelledRun(r.run); // each ranking sorted and each score spelled once for the three files
+    const { spelled } = report.records[i]!; // each ranking sorted and each score spelled once for the three files
+    const f = folder.files[i]!;
     writeFileAtomic(join(dir, 'run.trec'), formatTrecRun(r.run, `${r.retriever}.${r.reranker}`, queryOrder, spelled));
-    writeFileAtomic(join(dir, 'per-query.jsonl'), perQueryJsonl(res, r, spelled));
+    writeFileAtomic(join(dir, PER_QUERY_FILE), perQueryJsonl(report.records[i]!));
     writeFileAtomic(join(dir, 'official.json'), formatOfficialResult(res.dataset.split, r.evaluation.aggregate, res.config.k, r.run, queryOrder, spelled));
-    writeJsonAtomic(join(dir, 'metrics.json'), metricsJson(report, r));
-    writeJsonAtomic(join(dir, 'breakdown.json'), breakdownJson(report, report.slices[i]!));
-    writeJsonAtomic(join(dir, 'operating-points.json'), operatingPointsJson(r));
+    writeJsonAtomic(join(dir, METRICS), f.metrics);
+    writeJsonAtomic(join(dir, 'breakdown.json'), f.breakdown);
+    writeJsonAtomic(join(dir, 'operating-points.json'), f.operatingPoints);
     if (i === 0) faultPoint('writing');
   });
-  writeFileAtomic(join(out, QUERIES_FILE), queriesJsonl(res));
-  writeFileAtomic(join(out, SKILLS_FILE), skillsJsonl(res));
+  writeFileAtomic(join(out, QUERIES_FILE), queriesJsonl(folder.queries));
+  writeFileAtomic(join(out, SKILLS_FILE), skillsJsonl(folder.skills));
   // Whatever a renderer missed, no control character reaches the file (newlines are the format's).
   const summary = escapeControl(renderSummary(report));
   writeFileAtomic(join(out, 'summary.md'), summary);
-  writeJsonAtomic(join(out, 'manifest.json'), manifestJson(res, extras));
-  return summary;
+  writeJsonAtomic(join(out, MANIFEST), folder.manifest);
+  return { summary, folder };
 }

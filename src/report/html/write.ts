@@ -1,21 +1,18 @@
 /**
- * Writes report.html: reads the results files of `paths` (input.ts), builds the ReportModel and
- * renders it, atomically. `writeHtmlReport` is the `run` step: `<output>/report.html` with the
- * default settings and the config's seed and iterations; given a cache folder, the whole page comes
- * from the page cache (page-cache.ts) when the folder's files are those of a page rendered before.
- * Otherwise, given a cache folder, each chart's SVG comes from the chart cache (svg-cache.ts) when
- * its specification was rendered before, and the systems comparison from the comparison cache
- * (comparison-cache.ts) when its inputs were compared before.
+ * Writes report.html, atomically. `writeReportFile` is the `report` command: it reads the results
+ * files of `paths` (formats/report-input.ts), compares their runs (analysis/leaderboard.ts) with the
+ * settings given and renders the page. `writeRunReport` is the `run` step: the folder it has just
+ * written, as values, and the leaderboard of the experiment's report value, both in memory: nothing
+ * is read back or compared a second time. Given a cache folder, each chart's SVG comes from the chart
+ * cache (svg-cache.ts) when its specification was rendered before.
  */
-import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic.js';
-import { readReportInput } from '../../formats/report-input.js';
-import { buildReportModel, type ReportOptions } from '../../analysis/report-view.js';
+import { readReportInput, type ReportInput } from '../../formats/report-input.js';
+import { buildReportModel } from '../../analysis/report-view.js';
+import { leaderboard, type Leaderboard, type LeaderboardSettings } from '../../analysis/leaderboard.js';
 import { renderSvg } from './charts.js';
 import { renderReportHtml } from './page.js';
 import { cachedSvgRenderer } from './svg-cache.js';
-import { cachedCompareSystems } from './comparison-cache.js';
-import { writeCachedPage } from './page-cache.js';
 
 export interface ReportCache {
   /** The cache root (charts go to `<cacheDir>/report-svg/`). */
@@ -23,28 +20,21 @@ export interface ReportCache {
   log?: (line: string) => void;
 }
 
-/** The report page of `paths` and how many runs and queries it compares. */
-async function renderReportFile(paths: readonly string[], o: ReportOptions, cache?: ReportCache): Promise<{ html: string; runs: number; queries: number }> {
+/** The page of `input` whose leaderboard is `board`. */
+export async function renderReport(input: ReportInput, board: Leaderboard, cache?: ReportCache): Promise<string> {
+  return renderReportHtml(buildReportModel(input, board), cache ? cachedSvgRenderer(cache.cacheDir, cache.log) : renderSvg);
+}
+
+/** The `report` command: report.html of the runs of `paths`, compared with `o`. */
+export async function writeReportFile(paths: readonly string[], out: string, o: LeaderboardSettings, cache?: ReportCache): Promise<{ runs: number; queries: number }> {
   const input = await readReportInput(paths);
-  const model = buildReportModel(input, cache ? { ...o, compare: cachedCompareSystems(cache.cacheDir) } : o);
-  const html = await renderReportHtml(model, cache ? cachedSvgRenderer(cache.cacheDir, cache.log) : renderSvg);
-  return { html, runs: model.comparison.rows.length, queries: model.comparison.queries };
+  const board = leaderboard(input.runs, o);
+  writeFileAtomic(out, await renderReport(input, board, cache));
+  return { runs: board.comparison.rows.length, queries: board.comparison.queries };
 }
 
-export async function writeReportFile(paths: readonly string[], out: string, o: ReportOptions, cache?: ReportCache): Promise<{ runs: number; queries: number }> {
-  const { html, runs, queries } = await renderReportFile(paths, o, cache);
-  writeFileAtomic(out, html);
-  return { runs, queries };
-}
-
-/**
- * The `run` step: `<output>/report.html` with the default settings and the config's seed and
- * iterations. Given a cache, a page rendered before from the same files is copied (page-cache.ts).
- */
-export async function writeHtmlReport(output: string, stats: { seed: number; iterations: number }, cache?: ReportCache): Promise<string> {
-  const out = join(output, 'report.html');
-  const o: ReportOptions = { test: 'randomization', correction: 'holm', alpha: 0.05, seed: stats.seed, iterations: stats.iterations, commonQueries: false };
-  if (cache) await writeCachedPage(cache.cacheDir, output, o, out, async () => (await renderReportFile([output], o, cache)).html, cache.log);
-  else await writeReportFile([output], out, o);
+/** The `run` step: report.html at `out` of the results folder just written (`input`, as values) and the experiment's leaderboard. */
+export async function writeRunReport(input: ReportInput, board: Leaderboard, out: string, cache?: ReportCache): Promise<string> {
+  writeFileAtomic(out, await renderReport(input, board, cache));
   return out;
 }
