@@ -165,6 +165,18 @@ cache_dir: ./cache
     expect(html).toContain('<h3>By length</h3>');
     expect(html).toContain('Reranker on − off inside each group');
   });
+
+  it("run's report.html, built from the value in memory, is the page `report` builds from the folder's files", async () => {
+    // The run step never reads its folder back nor compares the runs a second time; what it renders
+    // must still be exactly what the files say (every value the page shows, through the same code).
+    const other = join(dir, 'from-files.html');
+    const r = await cli(['report', out, '--out', other, '--seed', '42', '--iterations', '10000']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const fromRun = readFileSync(join(out, 'report.html'));
+    expect(fromRun.length).toBeGreaterThan(10_000);
+    expect(readFileSync(other).equals(fromRun)).toBe(true);
+  });
 });
 
 describe('a run killed while encoding', () => {
