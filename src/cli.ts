@@ -69,7 +69,8 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--offline', 'forbid any network access (also: SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1)')
     .option('--cache-dir <dir>', 'cache root (default: config cache_dir, $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
     .option('-q, --quiet', 'no progress or log lines on stderr')
-    .action(async (config: string, opts: { dryRun?: boolean; cache?: boolean; offline?: boolean; cacheDir?: string; quiet?: boolean }) => {
+    .option('-v, --verbose', 'print the whole summary (every section of summary.md) instead of the leaderboard')
+    .action(async (config: string, opts: { dryRun?: boolean; cache?: boolean; offline?: boolean; cacheDir?: string; quiet?: boolean; verbose?: boolean }) => {
       const { runCommand } = await import('./commands/run.js');
       write(await runCommand({ config, ...opts }));
     });

@@ -10,11 +10,14 @@
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
 import type { CategoryRule } from '../metrics/slices.js';
 import type { Tolerances } from '../metrics/verdict.js';
-import { mainKey, measureKey } from '../metrics/measures.js';
+import { mainKey, measureKey, measureOfKey } from '../metrics/measures.js';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { paperReport, type PaperReport } from '../paper/published-vs-measured.js';
 import { runSlices, type RunSlices } from './slices.js';
 import { perQueryRecords, type RunRecords } from './per-query-records.js';
+import { rerankMatrix, type RerankMatrix } from './rerank-matrix.js';
+import { experimentNotes, type Text } from './notes.js';
+import { stageCost, type StageCost } from './stage-cost.js';
 import { leaderboard, runLeaderboardSettings, type Leaderboard } from './leaderboard.js';
 
 export interface Report {
@@ -22,6 +25,10 @@ export interface Report {
   result: ExperimentResult;
   /** The main metric of tables and slice comparisons: NDCG@10, or NDCG at the first k. */
   primaryKey: string;
+  /** The k of the compact tables (on/off, audit, strategies, terminal): the main metric's. */
+  shownK: number;
+  /** NDCG, Recall and Completeness at `shownK`: the columns of the compact tables. */
+  shownKeys: string[];
   /** The category rule of the major/sub slices. */
   categoryRule: CategoryRule;
   /** Per run (run order): its slices. */
@@ -33,6 +40,12 @@ export interface Report {
   tolerances: Tolerances;
   /** Per run (run order): its per-query records, what per-query.jsonl holds. */
   records: RunRecords[];
+  /** The rerank matrix (paper Table 10's shape) of the main metric, when some reranker group has several depths or an oracle pool. */
+  rerankMatrix: RerankMatrix | undefined;
+  /** What a reader must know to read the numbers (notes.ts). */
+  notes: Text[];
+  /** Each stage's cost, typed (stage-cost.ts). */
+  cost: StageCost[];
   /** Every run against the first and against the column's best (leaderboard.ts), with the config's seed and iterations. */
   leaderboard: Leaderboard;
 }
@@ -52,6 +65,7 @@ export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {
   const tolerances: Tolerances = { ok: res.config.report.ok_within, close: res.config.report.close_within };
   const categoryRule = res.config.report.category_rule;
   const primaryKey = primaryKeyOf(res);
+  const shownK = measureOfKey(primaryKey)?.k ?? res.config.k[0]!;
   const slices = runSlices(
     res.dataset,
     res.runs.map((r: RunResult) => ({ retriever: r.retriever, reranker: r.reranker, evaluation: r.evaluation, ...(r.onOff ? { base: r.onOff.base } : {}) })),
@@ -59,5 +73,5 @@ export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {
   );
   const records = res.runs.map((r) => perQueryRecords(res, r, res.config.output));
   const board = leaderboard(records, runLeaderboardSettings(res.config.stats));
-  return { result: res, primaryKey, categoryRule, slices, releases, paper: paperReport(res, releases, tolerances), tolerances, records, leaderboard: board };
+  return { result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper: paperReport(res, releases, tolerances), tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res), cost: res.stages.map(stageCost) };
 }

@@ -14,7 +14,11 @@ import { formatPlan } from '../pipeline/plan.js';
 import { runDir, writeResults } from '../report/results-folder.js';
 import { analyze } from '../analysis/report.js';
 import { writeRunReport } from '../report/html/write.js';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
+import { renderTerminalSummary } from '../report/terminal.js';
+import { renderSummary } from '../report/summary.js';
+import { TERMINAL } from '../report/medium.js';
+import { escapeControl } from '../util/terminal-text.js';
 import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
 import { preflight } from '../pipeline/preflight.js';
@@ -58,6 +62,10 @@ export interface ExperimentReport {
   output: string;
   /** summary.md, as written (report.html is written beside it). */
   summary: string;
+  /** The terminal summary `run` prints: the leaderboard, the paper's verdict, where the files are (report/terminal.ts). */
+  terminal: string;
+  /** Every section of summary.md rendered for the terminal (no Markdown markup, no HTML entities): what `run -v` prints. */
+  details: string;
   runs: ExperimentRun[];
 }
 
@@ -85,6 +93,12 @@ function cacheDirSource(o: RunExperimentOptions, config: Config): string {
   if (config.cache_dir !== undefined) return `${config.file}: cache_dir`;
   if (process.env.SKILLRET_CACHE_DIR !== undefined) return '$SKILLRET_CACHE_DIR';
   return 'cache folder';
+}
+
+/** A path as the terminal shows it: relative to the working folder when under it. */
+function shownPath(p: string): string {
+  const r = relative(process.cwd(), p);
+  return r !== '' && !r.startsWith('..') && !isAbsolute(r) ? r : p;
 }
 
 /** A filesystem failure while running or writing, as one line: the previous results stay as they were. */
@@ -134,6 +148,8 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
   }
   let res: Awaited<ReturnType<typeof runPipeline>>;
   let summary: string;
+  let terminal: string;
+  let details: string;
   try {
     if (lock.staleTakenOver) ctx.log(`output: took over the stale lock of a killed run (pid ${lock.staleTakenOver.pid}, started ${lock.staleTakenOver.started_at})`);
     for (const line of recoverFolder(out)) ctx.log(`output: ${line}`);
@@ -145,6 +161,8 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       const report = analyze(res);
       const written = writeResults(report, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() }, { dir: staged.staging });
       summary = written.summary;
+      details = escapeControl(renderSummary(report, TERMINAL));
+      terminal = renderTerminalSummary(report, { summary: shownPath(join(out, 'summary.md')), html: shownPath(join(out, 'report.html')) });
       await writeRunReport(written.folder.input, report.leaderboard, join(staged.staging, 'report.html'), s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
       const info = staged.commit();
       if (info.removedRuns.length > 0) ctx.log(`output: run folders of an earlier config are gone with the old results (not in this config): ${info.removedRuns.join(', ')}`);
@@ -161,6 +179,8 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
     config: s.config.file,
     output: s.config.output,
     summary,
+    terminal,
+    details,
     runs: res.runs.map((r) => ({
       retriever: r.retriever,
       reranker: r.reranker,

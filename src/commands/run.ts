@@ -13,6 +13,8 @@ export interface RunOptions {
   offline?: boolean;
   cacheDir?: string;
   quiet?: boolean;
+  /** Print the whole summary (summary.md, for the terminal) instead of the leaderboard. */
+  verbose?: boolean;
   /** Where informational lines and progress go (default stderr). */
   log?: (line: string) => void;
 }
@@ -29,5 +31,5 @@ export async function runCommand(o: RunOptions): Promise<string> {
   };
   if (o.dryRun) return planExperiment(config, opts);
   const report = await runExperiment(config, opts);
-  return `${report.summary}\nResults written to ${report.output}\n`;
+  return o.verbose ? `${report.details}\n${report.terminal}` : report.terminal;
 }

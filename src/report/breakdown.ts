@@ -8,7 +8,7 @@ import type { RunSlice, RunSlices } from '../analysis/slices.js';
 import { UNLABELLED } from '../metrics/breakdown.js';
 import { formatPercentDelta, roundHalfEven } from '../metrics/round.js';
 import { pct } from './cells.js';
-import { escapeMd, mdTable } from './markdown.js';
+import { MARKDOWN, type Medium } from './medium.js';
 import { runName } from './strategies.js';
 
 /** Significance level of the marks in the slice tables (Holm-corrected p within a slice). */
@@ -83,7 +83,7 @@ function shown(s: RunSlice): boolean {
  * Holm-corrected randomisation p (over the slice's groups) is below 0.05. Empty string when no slice
  * has two labelled groups.
  */
-export function renderSliceSection(report: Report): string {
+export function renderSliceSection(report: Report, m: Medium = MARKDOWN): string {
   const res = report.result;
   const key = report.primaryKey;
   const first = report.slices[0];
@@ -92,21 +92,21 @@ export function renderSliceSection(report: Report): string {
   first.slices.forEach((s0, si) => {
     if (!shown(s0)) return;
     const groups = [...s0.groups.keys()];
-    const header = ['Run', ...groups.map((g) => `${escapeMd(g)} (${s0.groups.get(g)!.queries})`), `All (${res.runs[0]!.evaluation.counts.evaluated})`];
+    const header = ['Run', ...groups.map((g) => `${m.esc(g)} (${s0.groups.get(g)!.queries})`), `All (${res.runs[0]!.evaluation.counts.evaluated})`];
     const cell = pct;
     const rows = report.slices.map((b, ri) => {
       const s = b.slices[si]!;
-      return [runName(res, b), ...groups.map((g) => cell(s.groups.get(g)?.metrics[key])), cell(res.runs[ri]!.evaluation.aggregate[key])];
+      return [runName(res, b, m), ...groups.map((g) => cell(s.groups.get(g)?.metrics[key])), cell(res.runs[ri]!.evaluation.aggregate[key])];
     });
-    const out = [`### By ${TITLES[s0.name]}\n`, mdTable(header, rows, ['l', ...header.slice(1).map(() => 'r' as const)])];
-    const notes = [escapeMd(s0.note)];
+    const out = [`${m.h3(`By ${TITLES[s0.name]}`)}\n`, m.table(header, rows, ['l', ...header.slice(1).map(() => 'r' as const)])];
+    const notes = [m.esc(s0.note)];
     const reranked = report.slices.map((b, ri) => ({ b, r: res.runs[ri]! })).filter((x) => x.r.onOff);
     if (reranked.length > 0) {
       const dRows = reranked.map(({ b, r }) => {
         const s = b.slices[si]!;
         const all = r.onOff!.attribution.metrics[key];
         return [
-          runName(res, b),
+          runName(res, b, m),
           ...groups.map((g) => {
             const v = s.groups.get(g)?.vsNone;
             if (!v) return '–';
@@ -115,16 +115,16 @@ export function renderSliceSection(report: Report): string {
           all ? formatPercentDelta(all.base, all.treated) : '–',
         ];
       });
-      out.push(`Reranker on − off inside each group (Δ ${escapeMd(key)} ×100, helped/hurt queries):\n`);
-      out.push(mdTable(['Run', ...header.slice(1)], dRows, ['l', ...header.slice(1).map(() => 'r' as const)]));
+      out.push(`Reranker on − off inside each group (Δ ${m.esc(key)} ×100, helped/hurt queries):\n`);
+      out.push(m.table(['Run', ...header.slice(1)], dRows, ['l', ...header.slice(1).map(() => 'r' as const)]));
       notes.push(
-        `\\* p < ${SLICE_ALPHA} after Holm's correction over this slice's groups (two-sided paired randomisation test per group, seed ${res.config.stats.seed}, ${res.config.stats.iterations} iterations).`,
+        `${m.star} p < ${SLICE_ALPHA} after Holm's correction over this slice's groups (two-sided paired randomisation test per group, seed ${res.config.stats.seed}, ${res.config.stats.iterations} iterations).`,
       );
     }
     out.push(`${notes.join(' ')}\n`);
     parts.push(out.join('\n'));
   });
   if (parts.length === 0) return '';
-  return `## ${escapeMd(key)} by slice\n\n×100. Category rule: ${report.categoryRule === 'each_gold' ? "each gold skill's category (the paper's)" : 'primary gold skill'} (\`report.category_rule\`).\n\n${parts.join('\n')}`;
+  return `${m.h2(`${m.esc(key)} by slice`)}\n\n×100. Category rule: ${report.categoryRule === 'each_gold' ? "each gold skill's category (the paper's)" : 'primary gold skill'} (${m.code('report.category_rule')}).\n\n${parts.join('\n')}`;
 }
 

@@ -6,7 +6,7 @@
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { TOKENIZER } from '../injection/tokens.js';
 import { formatFixed, roundHalfEven } from '../metrics/round.js';
-import { mdTable } from './markdown.js';
+import { MARKDOWN, type Medium } from './medium.js';
 import { runName } from './strategies.js';
 import { pct } from './cells.js';
 
@@ -30,20 +30,20 @@ export function operatingPointsJson(r: RunResult): Record<string, unknown> {
 }
 
 
-export function renderOperatingPointsSection(res: ExperimentResult): string {
+export function renderOperatingPointsSection(res: ExperimentResult, m: Medium = MARKDOWN): string {
   if (!res.runs.length) return '';
   const target = res.runs[0]!.operatingPoints.target_completeness;
   const K = 3;
-  const out: string[] = ['\n## Operating points for skill injection\n'];
+  const out: string[] = [`\n${m.h2('Operating points for skill injection')}\n`];
   out.push(
-    `An agent that injects the retrieved SKILL.md texts: the smallest top-K and the smallest context budget (${TOKENIZER} tokens, skills added in rank order while they fit) at which ${formatFixed(100 * target, 0)}% of the queries get every gold skill (Completeness), and what top-${K} injects. "not reached": some gold skills are not in the run's lists. Full curves (top-K 1…N, score-threshold quantiles, budgets) in each run's \`operating-points.json\`.\n`,
+    `An agent that injects the retrieved SKILL.md texts: the smallest top-K and the smallest context budget (${TOKENIZER} tokens, skills added in rank order while they fit) at which ${formatFixed(100 * target, 0)}% of the queries get every gold skill (Completeness), and what top-${K} injects. "not reached": some gold skills are not in the run's lists. Full curves (top-K 1…N, score-threshold quantiles, budgets) in each run's ${m.code('operating-points.json')}.\n`,
   );
   const header = ['Run', `Smallest K for ${formatFixed(100 * target, 0)}%`, `Smallest budget for ${formatFixed(100 * target, 0)}%`, `Recall@K=${K}`, `Completeness@K=${K}`, `No gold@K=${K}`, `Tokens@K=${K}`];
   const rows = res.runs.map((r) => {
     const op = r.operatingPoints;
     const at = op.top_k[Math.min(K, op.top_k.length) - 1];
     return [
-      runName(res, r),
+      runName(res, r, m),
       op.min_k === null ? 'not reached' : String(op.min_k),
       op.min_budget === null ? 'not reached' : String(op.min_budget),
       pct(at?.recall),
@@ -52,6 +52,6 @@ export function renderOperatingPointsSection(res: ExperimentResult): string {
       at ? formatFixed(at.tokens, 0) : '–',
     ];
   });
-  out.push(mdTable(header, rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r']));
+  out.push(m.table(header, rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r']));
   return out.join('\n');
 }

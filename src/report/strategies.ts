@@ -7,7 +7,7 @@ import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { strategyOf } from '../pipeline/query-strategy.js';
 import { strategyLabel } from '../query/strategy.js';
 import { formatFixed, formatPercentDelta } from '../metrics/round.js';
-import { escapeMd, mdTable } from './markdown.js';
+import { MARKDOWN, type Medium } from './medium.js';
 import { pct, pval, signedPct } from './cells.js';
 
 
@@ -23,36 +23,34 @@ export function runStrategy(res: ExperimentResult, r: { retriever: string; reran
 }
 
 /** "bm25-sent / none [sentences·rrf]", escaped. */
-export function runName(res: ExperimentResult, r: { retriever: string; reranker: string }): string {
+export function runName(res: ExperimentResult, r: { retriever: string; reranker: string }, m: Medium = MARKDOWN): string {
   const s = runStrategy(res, r);
-  return `${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}${s ? ` [${escapeMd(s)}]` : ''}`;
+  return `${m.esc(r.retriever)} / ${m.esc(r.reranker)}${s ? ` [${m.esc(s)}]` : ''}`;
 }
 
-export function renderStrategySection(res: ExperimentResult): string {
-  const ks = res.config.k;
-  const k = ks.includes(10) ? 10 : ks[0]!;
-  const shown = [`NDCG@${k}`, `Recall@${k}`, `Completeness@${k}`];
+/** The strategy runs against their `whole` twins on `shown` (the report's shown keys). */
+export function renderStrategySection(res: ExperimentResult, shown: readonly string[], m: Medium = MARKDOWN): string {
   const compared = res.runs.filter((r): r is RunResult & Required<Pick<RunResult, 'vsWhole'>> => r.vsWhole !== undefined);
   const lonely = res.runs.filter((r) => !r.vsWhole && runStrategy(res, r) !== '');
   if (!compared.length && !lonely.length) return '';
-  const out: string[] = ['\n## Query strategies vs whole\n'];
+  const out: string[] = [`\n${m.h2('Query strategies vs whole')}\n`];
   out.push(
-    `Each run with a long-query strategy against its \`whole\` twin (same config apart from \`id\` and \`query\`), per query (paired). Δ = strategy − whole (×100); p: two-sided randomisation test (seed ${res.config.stats.seed}, ${res.config.stats.iterations} iterations) and paired t-test; CI: 95% bootstrap of the mean Δ. Segments: mean per query (from the manifest's \`query_strategy\`).\n`,
+    `Each run with a long-query strategy against its ${m.code('whole')} twin (same config apart from ${m.code('id')} and ${m.code('query')}), per query (paired). Δ = strategy − whole (×100); p: two-sided randomisation test (seed ${res.config.stats.seed}, ${res.config.stats.iterations} iterations) and paired t-test; CI: 95% bootstrap of the mean Δ. Segments: mean per query (from the manifest's ${m.code('query_strategy')}).\n`,
   );
   const header = ['Run', 'Strategy', 'Whole twin', 'Segments/query', 'Metric', 'Whole', 'Strategy run', 'Δ', 'p (rand.)', 'p (t)', '95% CI of Δ', 'Better / worse / same'];
   const body: string[][] = [];
   for (const r of compared) {
     const a = r.vsWhole.attribution;
     const seg = segmentsPerQuery(res, r);
-    shown.forEach((m, i) => {
-      const s = a.metrics[m];
+    shown.forEach((key, i) => {
+      const s = a.metrics[key];
       if (!s) return;
       body.push([
-        i === 0 ? `${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}` : '',
-        i === 0 ? escapeMd(runStrategy(res, r)) : '',
-        i === 0 ? `${escapeMd(r.vsWhole.baseline.retriever)} / ${escapeMd(r.vsWhole.baseline.reranker)}` : '',
+        i === 0 ? `${m.esc(r.retriever)} / ${m.esc(r.reranker)}` : '',
+        i === 0 ? m.esc(runStrategy(res, r)) : '',
+        i === 0 ? `${m.esc(r.vsWhole.baseline.retriever)} / ${m.esc(r.vsWhole.baseline.reranker)}` : '',
         i === 0 ? seg : '',
-        m,
+        key,
         pct(s.base),
         pct(s.treated),
         formatPercentDelta(s.base, s.treated),
@@ -63,10 +61,10 @@ export function renderStrategySection(res: ExperimentResult): string {
       ]);
     });
   }
-  if (body.length) out.push(mdTable(header, body, ['l', 'l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
+  if (body.length) out.push(m.table(header, body, ['l', 'l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r']));
   if (lonely.length)
     out.push(
-      `\nNo \`whole\` twin configured for: ${lonely.map((r) => `${escapeMd(r.retriever)} / ${escapeMd(r.reranker)}`).join(', ')} (add the same entry without \`query:\` to compare).\n`,
+      `\nNo ${m.code('whole')} twin configured for: ${lonely.map((r) => `${m.esc(r.retriever)} / ${m.esc(r.reranker)}`).join(', ')} (add the same entry without ${m.code('query:')} to compare).\n`,
     );
   return out.join('\n');
 }

@@ -42,14 +42,14 @@ export function testName(c: SystemsComparison): string {
 }
 
 /** The lines printed under every table: method, seed, iterations, correction, α, families. */
-export function methodNotes(c: SystemsComparison, labelOf: (s: string) => string): string[] {
+export function methodNotes(c: SystemsComparison, labelOf: (s: string) => string, best = 'bold'): string[] {
   const s = c.settings;
   const n = c.rows.length;
   const base = c.rows[s.baseline]!.label;
   const corr = s.correction === 'none' ? 'no correction' : `${s.correction === 'holm' ? 'Holm' : 'Bonferroni'} correction`;
   const dropped = c.dropped.missing + c.dropped.judgedDifferently;
   const notes = [
-    `${c.queries} queries${dropped ? ` (--common-queries: ${dropped} dropped, ${c.dropped.missing} not in every run, ${c.dropped.judgedDifferently} judged differently)` : ''}; fractions ×100, 2 decimals; bold: best of the column.`,
+    `${c.queries} queries${dropped ? ` (--common-queries: ${dropped} dropped, ${c.dropped.missing} not in every run, ${c.dropped.judgedDifferently} judged differently)` : ''}; fractions ×100, 2 decimals; ${best}: best of the column.`,
     `Method: ${testName(c)}; ${corr}; α = ${s.alpha}.` + (s.test === 't' ? ` (Bootstrap CIs: ${s.iterations} resamples, seed ${s.seed}.)` : ''),
     `*: differs from the baseline ${labelOf(base)} at α after ${corr} over the ${n - 1} runs compared with it, per metric. †: not separable from the column's best (${corr} over its ${n - 1} comparisons). Δ and W/T/L (per-query wins/ties/losses) against the baseline on ${s.mainKey}.`,
   ];

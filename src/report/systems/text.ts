@@ -1,4 +1,7 @@
-/** Plain-text (terminal) rendering of a SystemsComparison: aligned columns, bold as **x**. */
+/**
+ * Plain-text (terminal) rendering of a SystemsComparison: aligned columns, no markup (no Markdown,
+ * no HTML entities); the column's best carries `^` where the other renderers bold it.
+ */
 import type { SystemsComparison } from '../../significance/systems.js';
 import { escapeInline } from '../../util/terminal-text.js';
 import { deltaTable, detailTables, mainTable, methodNotes, pairsTable, type Cell, type TableModel } from './model.js';
@@ -6,10 +9,13 @@ import { deltaTable, detailTables, mainTable, methodNotes, pairsTable, type Cell
 /** Untrusted text in a plain-text table: the one rule of util/terminal-text.ts, line breaks included. */
 export const escapeTerminal = escapeInline;
 
+/** The mark of a column's best in plain text. */
+export const BEST = '^';
+
 function cellText(c: Cell): string {
   const t = c.untrusted ? escapeTerminal(c.text) : c.text;
   const marks = (c.marks ?? []).map((m) => (m === 'sig' ? '*' : '†')).join('');
-  return (c.bold ? `**${t}**` : t) + marks;
+  return (c.bold ? `${t}${BEST}` : t) + marks;
 }
 
 export function renderTextTable(t: TableModel): string[] {
@@ -27,7 +33,7 @@ export function renderTextTable(t: TableModel): string[] {
 }
 
 export function renderComparisonText(c: SystemsComparison): string {
-  const out = [...renderTextTable(mainTable(c)), '', ...methodNotes(c, escapeTerminal)];
+  const out = [...renderTextTable(mainTable(c)), '', ...methodNotes(c, escapeTerminal, BEST)];
   if (c.rows.length > 1) out.push('', `Δ against the baseline (points ×100; p corrected):`, ...renderTextTable(deltaTable(c)));
   const p = pairsTable(c);
   if (p) out.push('', `All pairs (${p.header[0]!.text}):`, ...renderTextTable(p), '', ...p.notes);
