@@ -81,12 +81,14 @@ describe('compare over many systems', () => {
     expect(text).toMatch(/\+0\.00 \(p 1\.0000\)/);
   });
 
-  it('table: bold best, * and † marks, W/T/L, and the method under the table', async () => {
+  it('table: best of the column marked ^ (no Markdown in the terminal), * and † marks, W/T/L, and the method under the table', async () => {
     const t = await compareSystemsCommand({ paths: [join(root, 'exp')], test: 't' });
     const lines = t.split('\n');
     expect(lines[0]).toMatch(/^Run\s+NDCG@10\s+Recall@10\s+Δ NDCG@10\s+W\/T\/L$/);
     expect(lines[1]).toMatch(/^bm25\/none \(baseline\)\s+45\.00\*?\s/);
-    expect(lines[3]).toMatch(/^dense\/rr\s+\*\*74\.\d\d\*\*\*/);
+    expect(lines[3]).toMatch(/^dense\/rr\s+74\.\d\d\^\*\s/);
+    expect(t).not.toContain('**');
+    expect(t).toContain('^: best of the column.');
     expect(lines[3]).toMatch(/10\/0\/0$/);
     expect(t).toContain('Method: paired t-test (two-sided); Holm correction; α = 0.05.');
     expect(t).toContain('10 queries');

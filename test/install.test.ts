@@ -105,7 +105,8 @@ describe('the packed tarball installed in an empty project', () => {
     const init = await npx(['init']);
     expect(init.stdout).toContain('Next: npx skillret-eval run skillret-eval.yaml');
     const res = await npx(['run', 'skillret-eval.yaml', '--offline', '--quiet']);
-    expect(res.stdout).toContain(`Results written to ${join(project, 'results', 'starter')}`);
+    expect(res.stdout).toContain(`Summary: ${join('results', 'starter', 'summary.md')}`);
+    expect(res.stdout).toContain(`Report:  ${join('results', 'starter', 'report.html')}`);
     for (const r of ['bm25/none', 'dense/none']) expect(existsSync(join(project, 'results', 'starter', r, 'metrics.json'))).toBe(true);
 
     const home = join(xdg, 'skillret-eval');

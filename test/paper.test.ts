@@ -17,6 +17,7 @@ import { findPaperRow, findPaperRows, paperResultsPath, parsePaperResults, publi
 import { parseConfig } from '../src/pipeline/config.js';
 import type { ExperimentResult } from '../src/pipeline/experiment.js';
 import { metricsJson, writeResults } from '../src/report/results-folder.js';
+import { renderTerminalSummary } from '../src/report/terminal.js';
 import { analyze } from '../src/analysis/report.js';
 import { renderSummary } from '../src/report/summary.js';
 import { renderPaperSection } from '../src/report/paper.js';
@@ -200,6 +201,13 @@ describe('summary.md and metrics.json against the paper', () => {
     });
     // Deterministic: same object, same key order.
     expect(JSON.stringify(metricsJson(analyze(res, { releases: [fake11] }), res.runs[0]!))).toBe(JSON.stringify(m));
+  });
+
+  it('the terminal summary carries the paper verdict line on a pinned release, none otherwise', () => {
+    const files = { summary: 'out/summary.md', html: 'out/report.html' };
+    const t = renderTerminalSummary(analyze(res, { releases: [fake11] }), files);
+    expect(t).toContain('Paper (v1.1): verdict FAIL over 1 reproduced run (OK: |Δ| ≤ 0.05 points after the official rounding; close: ≤ 1; FAIL: beyond).');
+    expect(renderTerminalSummary(analyze(res), files)).not.toContain('Paper');
   });
 
   it('verdict tolerances come from report.ok_within / report.close_within', () => {
