@@ -17,7 +17,7 @@ import { findPaperRow, findPaperRows, paperResultsPath, parsePaperResults, publi
 import { parseConfig } from '../src/pipeline/config.js';
 import type { ExperimentResult } from '../src/pipeline/experiment.js';
 import { metricsJson, writeResults } from '../src/report/results-folder.js';
-import { renderTerminalSummary } from '../src/report/terminal.js';
+import { renderTerminalSummary } from '../src/report/systems/run-leaderboard.js';
 import { analyze } from '../src/analysis/report.js';
 import { renderSummary } from '../src/report/summary.js';
 import { renderPaperSection } from '../src/report/paper.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atKSpec, renderSvg } from '../src/report/html/charts.js';
 import { cachedSvgRenderer, svgCachePath, svgKey, SVG_SUBFOLDER } from '../src/report/html/svg-cache.js';
-import { writeReportFile } from '../src/report/html/write.js';
+import { writeHtmlReport } from '../src/api/report.js';
 import { runLeaderboardSettings } from '../src/analysis/leaderboard.js';
 
 let root: string;
@@ -95,7 +95,7 @@ describe('chart cache', () => {
     makeResults(dir);
     const stats = { seed: 1, iterations: 200 };
     const out = join(dir, 'report.html');
-    const html = async (cache?: { cacheDir: string }) => (await writeReportFile([dir], out, runLeaderboardSettings(stats), cache), readFileSync(out));
+    const html = async (cache?: { cacheDir: string }) => (await writeHtmlReport([dir], out, runLeaderboardSettings(stats), cache), readFileSync(out));
     const none = await html();
     const cacheDir = join(root, 'c3');
     const cold = await html({ cacheDir });

@@ -13,9 +13,9 @@ import { stopwatch } from '../pipeline/manifest.js';
 import { formatPlan } from '../pipeline/plan.js';
 import { runDir, writeResults } from '../report/results-folder.js';
 import { analyze } from '../analysis/report.js';
-import { writeRunReport } from '../report/html/write.js';
+import { writeReport } from '../report/html/write.js';
 import { isAbsolute, join, relative } from 'node:path';
-import { renderTerminalSummary } from '../report/terminal.js';
+import { renderTerminalSummary } from '../report/systems/run-leaderboard.js';
 import { renderSummary } from '../report/summary.js';
 import { TERMINAL } from '../report/medium.js';
 import { escapeControl } from '../util/terminal-text.js';
@@ -163,7 +163,7 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       summary = written.summary;
       details = escapeControl(renderSummary(report, TERMINAL));
       terminal = renderTerminalSummary(report, { summary: shownPath(join(out, 'summary.md')), html: shownPath(join(out, 'report.html')) });
-      await writeRunReport(written.folder.input, report.leaderboard, join(staged.staging, 'report.html'), s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
+      await writeReport(written.folder.input, report.leaderboard, join(staged.staging, 'report.html'), s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
       const info = staged.commit();
       if (info.removedRuns.length > 0) ctx.log(`output: run folders of an earlier config are gone with the old results (not in this config): ${info.removedRuns.join(', ')}`);
     } catch (e) {

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
-import { writeReportFile } from '../report/html/write.js';
+import { writeHtmlReport } from '../api/report.js';
 import { checkCompareOptions, type CompareOptions } from '../api/compare.js';
 
 export interface ReportCommandOptions extends Pick<CompareOptions, 'test' | 'correction' | 'alpha' | 'seed' | 'iterations' | 'commonQueries'> {
@@ -25,6 +25,6 @@ export async function reportCommand(o: ReportCommandOptions): Promise<string> {
     out = join(only, 'report.html');
   }
   if (!existsSync(dirname(resolve(out)))) throw new UserError(`--out: ${relative('.', dirname(resolve(out)))}: no such folder`);
-  const n = await writeReportFile(o.paths, out, { test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, commonQueries: o.commonQueries === true });
+  const n = await writeHtmlReport(o.paths, out, { test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, commonQueries: o.commonQueries === true });
   return `wrote ${out} (${n.runs} runs, ${n.queries} queries)\n`;
 }

@@ -1,15 +1,15 @@
 /**
- * Writes report.html, atomically. `writeReportFile` is the `report` command: it reads the results
- * files of `paths` (formats/report-input.ts), compares their runs (analysis/leaderboard.ts) with the
- * settings given and renders the page. `writeRunReport` is the `run` step: the folder it has just
- * written, as values, and the leaderboard of the experiment's report value, both in memory: nothing
- * is read back or compared a second time. Given a cache folder, each chart's SVG comes from the chart
- * cache (svg-cache.ts) when its specification was rendered before.
+ * Writes report.html, atomically: the page of a results folder as values (formats/report-input.ts)
+ * and the leaderboard of its runs (analysis/leaderboard.ts). The `report` command reads the values
+ * from files and compares the runs with the settings given; the `run` step passes the folder it has
+ * just written and the leaderboard of its report value, both in memory: nothing is read back or
+ * compared a second time. Given a cache folder, each chart's SVG comes from the chart cache
+ * (svg-cache.ts) when its specification was rendered before.
  */
 import { writeFileAtomic } from '../../util/atomic.js';
-import { readReportInput, type ReportInput } from '../../formats/report-input.js';
+import type { ReportInput } from '../../formats/report-input.js';
 import { buildReportModel } from '../../analysis/report-view.js';
-import { leaderboard, type Leaderboard, type LeaderboardSettings } from '../../analysis/leaderboard.js';
+import type { Leaderboard } from '../../analysis/leaderboard.js';
 import { renderSvg } from './charts.js';
 import { renderReportHtml } from './page.js';
 import { cachedSvgRenderer } from './svg-cache.js';
@@ -25,16 +25,8 @@ export async function renderReport(input: ReportInput, board: Leaderboard, cache
   return renderReportHtml(buildReportModel(input, board), cache ? cachedSvgRenderer(cache.cacheDir, cache.log) : renderSvg);
 }
 
-/** The `report` command: report.html of the runs of `paths`, compared with `o`. */
-export async function writeReportFile(paths: readonly string[], out: string, o: LeaderboardSettings, cache?: ReportCache): Promise<{ runs: number; queries: number }> {
-  const input = await readReportInput(paths);
-  const board = leaderboard(input.runs, o);
-  writeFileAtomic(out, await renderReport(input, board, cache));
-  return { runs: board.comparison.rows.length, queries: board.comparison.queries };
-}
-
-/** The `run` step: report.html at `out` of the results folder just written (`input`, as values) and the experiment's leaderboard. */
-export async function writeRunReport(input: ReportInput, board: Leaderboard, out: string, cache?: ReportCache): Promise<string> {
+/** report.html at `out`: the page of `input` whose leaderboard is `board`. */
+export async function writeReport(input: ReportInput, board: Leaderboard, out: string, cache?: ReportCache): Promise<string> {
   writeFileAtomic(out, await renderReport(input, board, cache));
   return out;
 }

@@ -6,12 +6,12 @@
  * markup, no HTML entities; untrusted labels go through util/terminal-text.ts. Formatting only:
  * every number comes from the Report (analysis/report.ts).
  */
-import type { Report } from '../analysis/report.js';
-import { formatPercentDelta } from '../metrics/round.js';
-import { describeTolerances } from '../metrics/verdict.js';
-import { pct } from './cells.js';
-import { escapeTerminal, renderTextTable } from './systems/text.js';
-import type { Cell, TableModel } from './systems/model.js';
+import type { Report } from '../../analysis/report.js';
+import { formatPercentDelta } from '../../metrics/round.js';
+import { describeTolerances } from '../../metrics/verdict.js';
+import { pct } from '../cells.js';
+import { escapeTerminal, renderTextTable } from './text.js';
+import type { Cell, TableModel } from './model.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
