@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_DOC } from './helpers/shared.js';
 import { buildTinyDecoder, buildTinyEncoder } from './helpers/tiny-models.js';
-import { createReranker } from '../src/rerank/rerank.js';
+import { createReranker } from './helpers/rerankers.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveModel } from '../src/models/resolve.js';

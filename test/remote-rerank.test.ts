@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../src/core/errors.js';
 import type { StageContext } from '../src/core/context.js';
-import { createReranker } from '../src/rerank/rerank.js';
+import { createRemoteReranker as createReranker } from '../src/rerank/remote.js';
 import { groupByQuery } from '../src/rerank/remote.js';
 import type { RemoteRerankerSpec, RerankPair } from '../src/rerank/types.js';
 import { parseCohereRerank, parseTeiRerank, RemoteRerankClient } from '../src/remote/rerank.js';

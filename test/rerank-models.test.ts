@@ -19,7 +19,8 @@ import type { StageContext } from '../src/core/context.js';
 import { loadCrossEncoder, type CrossEncoderOptions, type CrossEncoderReranker } from '../src/rerank/cross-encoder.js';
 import { loadQwen3, type Qwen3Options, type Qwen3Reranker } from '../src/rerank/qwen3.js';
 import { QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION } from '../src/models/qwen3-template.js';
-import { createReranker, rerankRun } from '../src/rerank/rerank.js';
+import { rerankRun } from '../src/rerank/rerank.js';
+import { createReranker } from './helpers/rerankers.js';
 import { silentProgress } from '../src/util/progress.js';
 import { buildTinyCrossEncoder, buildTinyDecoder, QWEN_ADDED, TINY_WORDS, type TinyModelInfo } from './helpers/tiny-models.js';
 

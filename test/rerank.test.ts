@@ -23,6 +23,8 @@ import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, SKILL_INSTRUCTION, SKILLRO
 import { rerankPool, rerankRun } from '../src/rerank/rerank.js';
 import { pairKey, ScoreCache } from '../src/rerank/score-cache.js';
 import { resolveRerankerSpec } from '../src/rerank/spec.js';
+import { crossEncoderScorer } from '../src/pipeline/rerankers/cross-encoder.js';
+import { qwen3Scorer, qwen3Settings } from '../src/pipeline/rerankers/qwen3.js';
 import { bodyBudget, longestFirst } from '../src/rerank/truncation.js';
 import type { RerankPair, Reranker, RerankerSpec } from '../src/rerank/types.js';
 import { silentProgress } from '../src/util/progress.js';
@@ -113,6 +115,10 @@ describe('Qwen3-Reranker template and P(yes)', () => {
 
 describe('presets and spec resolution', () => {
   const spec = (o: Partial<RerankerSpec>): RerankerSpec => ({ id: 'r', type: 'qwen3', model: 'qwen3-reranker-0.6b', depth: 20, ...o });
+  /** Resolution with the defaults of the spec's kind (its scorer, declared in the kind's file). */
+  const resolve = (s: RerankerSpec) => resolveRerankerSpec(s, s.type === 'qwen3' ? qwen3Scorer({}) : crossEncoderScorer);
+  /** The qwen3 settings of an entry with `o`, resolved against the preset its spec names. */
+  const qwen3Of = (o: Partial<RerankerSpec> & { template?: 'qwen3' | 'skillrouter'; instruction?: string }) => qwen3Settings(o, resolve(spec(o)).preset);
 
   it('finds presets by name, original id or export id, never by substring', () => {
     expect(findRerankerPreset('qwen3-reranker-0.6b')?.hubId).toBe('onnx-community/Qwen3-Reranker-0.6B-ONNX');
@@ -125,38 +131,41 @@ describe('presets and spec resolution', () => {
   });
 
   it('a qwen3 preset gives its export, dtype, template, instruction and 32,768 tokens', () => {
-    const r = resolveRerankerSpec(spec({}));
-    expect(r).toMatchObject({ modelRef: 'onnx-community/Qwen3-Reranker-0.6B-ONNX', dtype: 'q8', template: 'qwen3', instruction: SKILL_INSTRUCTION, maxTokens: 32768, depth: 20 });
-    const sr = resolveRerankerSpec(spec({ model: 'some/export', preset: 'skillrouter-reranker-0.6b' }));
-    expect(sr).toMatchObject({ modelRef: 'some/export', template: 'skillrouter', instruction: SKILLROUTER_INSTRUCTION });
+    const r = resolve(spec({}));
+    expect(r).toMatchObject({ modelRef: 'onnx-community/Qwen3-Reranker-0.6B-ONNX', dtype: 'q8', maxTokens: 32768, depth: 20 });
+    expect(qwen3Of({})).toEqual({ template: 'qwen3', instruction: SKILL_INSTRUCTION });
+    const sr = resolve(spec({ model: 'some/export', preset: 'skillrouter-reranker-0.6b' }));
+    expect(sr).toMatchObject({ modelRef: 'some/export' });
+    expect(qwen3Of({ model: 'some/export', preset: 'skillrouter-reranker-0.6b' })).toEqual({ template: 'skillrouter', instruction: SKILLROUTER_INSTRUCTION });
     expect(sr.dtype).toBeUndefined();
-    // A folder without a preset: the template's own default instruction.
-    expect(resolveRerankerSpec(spec({ model: '/m', template: 'skillrouter' })).instruction).toBe(SKILLROUTER_INSTRUCTION);
-    expect(resolveRerankerSpec(spec({ model: '/m' })).instruction).toBe(SKILL_INSTRUCTION);
-    expect(resolveRerankerSpec(spec({ model: '/m', instruction: 'X' })).instruction).toBe('X');
+    // A folder without a preset: the template's own default instruction; 32,768 tokens is the qwen3 kind's default.
+    expect(resolve(spec({ model: '/m' })).maxTokens).toBe(32768);
+    expect(qwen3Of({ model: '/m', template: 'skillrouter' }).instruction).toBe(SKILLROUTER_INSTRUCTION);
+    expect(qwen3Of({ model: '/m' }).instruction).toBe(SKILL_INSTRUCTION);
+    expect(qwen3Of({ model: '/m', instruction: 'X' }).instruction).toBe('X');
   });
 
   it('a preset without an ONNX export is a clear one-line error', () => {
-    const msg = userErrorOf(() => resolveRerankerSpec(spec({ model: 'ThakiCloud/SKILLRET-Reranker-0.6B' })));
+    const msg = userErrorOf(() => resolve(spec({ model: 'ThakiCloud/SKILLRET-Reranker-0.6B' })));
     expect(msg).toMatch(/^reranker "r": model: no ONNX export of ThakiCloud\/SKILLRET-Reranker-0\.6B .*optimum-cli export onnx/);
     expect(msg).not.toContain('\n');
-    expect(userErrorOf(() => resolveRerankerSpec(spec({ model: 'qwen3-reranker-8b' })))).toMatch(/Qwen3-Reranker-8B/);
+    expect(userErrorOf(() => resolve(spec({ model: 'qwen3-reranker-8b' })))).toMatch(/Qwen3-Reranker-8B/);
   });
 
   it('rejects a type that contradicts the preset, unknown presets and bad numbers', () => {
-    expect(userErrorOf(() => resolveRerankerSpec(spec({ type: 'cross-encoder' })))).toMatch(/type: "cross-encoder" but qwen3-reranker-0\.6b is a qwen3 reranker/);
-    expect(userErrorOf(() => resolveRerankerSpec(spec({ preset: 'nope' })))).toMatch(/preset: unknown preset "nope"/);
-    expect(userErrorOf(() => resolveRerankerSpec(spec({ batchSize: 0 })))).toMatch(/batch_size/);
-    expect(userErrorOf(() => resolveRerankerSpec(spec({ depth: 0 })))).toMatch(/depth/);
+    expect(userErrorOf(() => resolve(spec({ type: 'cross-encoder' })))).toMatch(/type: "cross-encoder" but qwen3-reranker-0\.6b is a qwen3 reranker/);
+    expect(userErrorOf(() => resolve(spec({ preset: 'nope' })))).toMatch(/preset: unknown preset "nope"/);
+    expect(userErrorOf(() => resolve(spec({ batchSize: 0 })))).toMatch(/batch_size/);
+    expect(userErrorOf(() => resolve(spec({ depth: 0 })))).toMatch(/depth/);
   });
 
   it('jina and the bundled GloVe scorer are cross-encoders', () => {
-    expect(resolveRerankerSpec(spec({ type: 'cross-encoder', model: 'jina-reranker-v2-base-multilingual' }))).toMatchObject({
+    expect(resolve(spec({ type: 'cross-encoder', model: 'jina-reranker-v2-base-multilingual' }))).toMatchObject({
       modelRef: 'jinaai/jina-reranker-v2-base-multilingual',
       maxTokens: 1024,
       dtype: 'fp32',
     });
-    const g = resolveRerankerSpec(spec({ type: 'cross-encoder', model: 'glove-6b-100d-maxsim' }));
+    const g = resolve(spec({ type: 'cross-encoder', model: 'glove-6b-100d-maxsim' }));
     expect(g).toMatchObject({ local: 'glove-6b-100d-maxsim', modelRef: 'glove-6b-100d-maxsim' });
     expect(g.preset?.note).toMatch(/untrained GloVe MaxSim scorer, not a trained reranker/);
   });

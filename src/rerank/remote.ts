@@ -15,6 +15,7 @@ import { sha256Hex, stableStringify } from '../util/hash.js';
 import { offlineFromEnv } from '../util/paths.js';
 import { WindowedReranker } from './windowed-reranker.js';
 import { ScoreCache } from './score-cache.js';
+import { withScorePrecision } from './rerank.js';
 import type { RemoteRerankerSpec, RerankPair, Reranker, RerankStats } from './types.js';
 
 /** Bump when a change alters remote scores for the same server and model (invalidates their cache). */
@@ -77,6 +78,7 @@ class RemoteScorer implements Reranker {
   }
 }
 
+/** A client of the reranking server a spec names, through the score cache (with `ctx.useCache`). */
 export async function createRemoteReranker(ctx: StageContext, spec: RemoteRerankerSpec): Promise<Reranker> {
   const label = `rerankers.${spec.id}.endpoint`;
   if (!Number.isInteger(spec.depth) || spec.depth < 1) throw new UserError(`rerankers.${spec.id}.depth: expected a positive integer, got ${spec.depth}`);
@@ -101,10 +103,12 @@ export async function createRemoteReranker(ctx: StageContext, spec: RemoteRerank
     cache = ScoreCache.open(join(ctx.cacheDir, 'rerank', sha256Hex(stableStringify(key))), key);
   }
   const windowed = new WindowedReranker(inner, { ...(cache ? { cache } : {}), keepOrder: true });
-  return {
+  const reranker: Reranker = {
     describe: () => ({ ...identity, requests: { sent: client.stats.requests, retries: client.stats.retries } }),
     score: (pairs, onProgress) => windowed.score(pairs, onProgress),
     stats: () => windowed.stats(),
     dispose: () => windowed.dispose(),
   };
+  // A server's scores are used as it sends them unless the config asks for a precision.
+  return spec.scorePrecision !== undefined ? withScorePrecision(reranker, spec.scorePrecision, 'logit') : reranker;
 }

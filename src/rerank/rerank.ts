@@ -1,6 +1,7 @@
 /**
- * The second stage: `createReranker` (spec → loaded, cached reranker) and `rerankRun` (first-stage
- * run → reranked run).
+ * The second stage: `createLocalReranker` (spec + a kind's scorer → loaded, cached reranker) and
+ * `rerankRun` (first-stage run → reranked run). The kinds (src/pipeline/rerankers/) hold their own
+ * loaders; nothing here switches on a kind.
  *
  * Pool semantics (docs/protocol.md §5): per query, the first `depth` first-stage
  * candidates in trec_eval order (score desc, doc id desc); candidates whose id is not in the
@@ -25,27 +26,53 @@ import { defaultThreads } from './session-options.js';
 import { checkDtype } from '../models/dtype.js';
 import { ScoreCache } from './score-cache.js';
 import { DEFAULT_CONCURRENCY, resolveRerankerSpec } from './spec.js';
-import { createRemoteReranker } from './remote.js';
 import { describeScorePrecision, roundScore, type ScoreKind, type ScorePrecision } from './score-precision.js';
-import type { RemoteRerankerSpec, RerankPair, Reranker, RerankerSpec } from './types.js';
+import type { RerankPair, Reranker, RerankerSpec } from './types.js';
+import type { ModelLoadOptions } from './load-model.js';
+import type { RerankerPreset } from '../models/reranker-presets.js';
 
 /** Bump when a change alters scores for the same model and settings (invalidates the score cache). */
 const SCORER_VERSION = 1;
 
+/** How a kind's loader is called: the model resolved and the common settings. */
+export interface LocalLoad extends ModelLoadOptions {
+  batchSize: number;
+  concurrency: number;
+  /** The config's or preset's token budget, else the scorer's default (undefined: the model's own). */
+  maxTokens: number | undefined;
+  log: (line: string) => void;
+}
+
 /**
- * Loads the reranker a spec asks for (a remote spec: a client of its server, see remote.ts);
- * with `ctx.useCache`, wrapped in the on-disk score cache.
+ * What a kind of local model reranker brings to `createLocalReranker` (the kind's file,
+ * src/pipeline/rerankers/, declares it): its defaults, what its raw scores are, the settings of
+ * its own beyond the common ones (`X`: part of the score cache key and of describe()) and its loader.
  */
-export async function createReranker(ctx: StageContext, spec: RerankerSpec | RemoteRerankerSpec): Promise<Reranker> {
-  if (spec.type === 'remote') {
-    const remote = await createRemoteReranker(ctx, spec);
-    // A server's scores are used as it sends them unless the config asks for a precision.
-    return spec.scorePrecision !== undefined ? withScorePrecision(remote, spec.scorePrecision, 'logit') : remote;
-  }
+export interface LocalScorer<X extends Record<string, unknown> = Record<string, unknown>> {
+  type: string;
+  /** Pairs per forward pass when neither the config nor the preset says (scripts/bench-rerank.mjs). */
+  batchSize: number;
+  /** Token budget when neither the config nor the preset says; undefined: the model's own. */
+  maxTokens?: number;
+  /** What its raw scores are (the rounding rule of `score_precision`). */
+  scoreKind: ScoreKind;
+  /** Its own settings, from the preset the model resolved to (undefined: a model without one). */
+  settings(preset: RerankerPreset | undefined): X;
+  load(o: LocalLoad, settings: X): Promise<Reranker>;
+}
+
+/**
+ * Loads the local model reranker a spec asks for with `scorer` (resolving the preset and the
+ * model, building the bundled GloVe scorer on demand, checking the files offline, choosing the
+ * dtype); with `ctx.useCache`, wrapped in the on-disk score cache; scores rounded to the spec's
+ * precision after the cache.
+ */
+export async function createLocalReranker<X extends Record<string, unknown>>(ctx: StageContext, spec: RerankerSpec, scorer: LocalScorer<X>): Promise<Reranker> {
   const models = modelsDir();
-  const r = resolveRerankerSpec(spec, {
+  const r = resolveRerankerSpec(spec, scorer, {
     exportFolder: (p) => (existsSync(join(models, p.name, 'config.json')) ? join(models, p.name) : undefined),
   });
+  const settings = scorer.settings(r.preset);
   let ref = r.modelRef;
   if (r.local === 'glove-6b-100d-maxsim') {
     // Loaded on demand: only the bundled scorer needs the GloVe converter.
@@ -61,13 +88,8 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
     if (e instanceof UserError) throw new UserError(`reranker "${r.id}": ${e.message}`);
     throw e;
   }
-  // transformers.js and the loaders only now: a run without a model reranker never loads them.
-  const [{ env }, { configDtype, loadModelConfig }, { loadCrossEncoder }, { loadQwen3 }] = await Promise.all([
-    import('@huggingface/transformers'),
-    import('./model-config.js'),
-    import('./cross-encoder.js'),
-    import('./qwen3.js'),
-  ]);
+  // transformers.js only now: a run without a model reranker never loads it.
+  const [{ env }, { configDtype, loadModelConfig }] = await Promise.all([import('@huggingface/transformers'), import('./model-config.js')]);
   configureTransformersEnv(loc, env);
   // Explicit, preset, else what the model's config asks transformers.js for, else fp32.
   let dtype = r.dtype;
@@ -87,20 +109,21 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
     throw e;
   }
   const threads = r.threads ?? defaultThreads();
-  const common = {
-    id: r.id,
-    location: resolved.location,
-    ...(resolved.revision !== undefined ? { revision: resolved.revision } : {}),
-    dtype,
-    threads,
-    batchSize: r.batchSize,
-    concurrency: DEFAULT_CONCURRENCY,
-  };
   ctx.log(`reranker ${r.id}: loading ${describeModel(resolved)} (${r.type}, ${dtype}, ${threads} threads)`);
-  const inner =
-    r.type === 'qwen3'
-      ? await loadQwen3({ ...common, maxTokens: r.maxTokens ?? 32_768, template: r.template, instruction: r.instruction, log: ctx.log })
-      : await loadCrossEncoder({ ...common, ...(r.maxTokens !== undefined ? { maxTokens: r.maxTokens } : {}) });
+  const inner = await scorer.load(
+    {
+      id: r.id,
+      location: resolved.location,
+      ...(resolved.revision !== undefined ? { revision: resolved.revision } : {}),
+      dtype,
+      threads,
+      batchSize: r.batchSize,
+      concurrency: DEFAULT_CONCURRENCY,
+      maxTokens: r.maxTokens,
+      log: ctx.log,
+    },
+    settings,
+  );
 
   const identity: Record<string, unknown> = {
     id: r.id,
@@ -131,7 +154,7 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
         batching: 'length-buckets-v1',
         batchSize: d.batchSize,
         ...(typeof d.padding === 'string' ? { padding: d.padding } : {}),
-        ...(r.type === 'qwen3' ? { template: r.template, instruction: r.instruction } : {}),
+        ...settings,
       };
       cache = ScoreCache.open(join(rerankDir, sha256Hex(stableStringify(key))), { ...key, model: describeModel(resolved) });
     }
@@ -145,7 +168,7 @@ export async function createReranker(ctx: StageContext, spec: RerankerSpec | Rem
       dispose: () => windowed.dispose(),
     },
     r.scorePrecision,
-    r.type === 'qwen3' ? 'p-yes' : 'logit',
+    scorer.scoreKind,
   );
 }
 

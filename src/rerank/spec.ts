@@ -5,19 +5,15 @@
  */
 import { UserError } from '../core/errors.js';
 import { findRerankerPreset, rerankerPresetNames, type RerankerPreset } from '../models/reranker-presets.js';
-import { defaultInstruction, type Qwen3Template } from '../models/qwen3-template.js';
 import type { RerankerSpec } from './types.js';
 import type { ScorePrecision } from './score-precision.js';
-
-/** Default pairs per forward pass (see scripts/bench-rerank.mjs for the measurements). */
-export const DEFAULT_BATCH_SIZE: Readonly<Record<RerankerSpec['type'], number>> = { 'cross-encoder': 8, qwen3: 4 };
 
 /** Default batches in flight. */
 export const DEFAULT_CONCURRENCY = 1;
 
 export interface ResolvedRerankerSpec {
   id: string;
-  type: RerankerSpec['type'];
+  type: string;
   preset?: RerankerPreset;
   /** What to load: a hub id `org/name[@rev]`, a folder, or (local preset) the bundled model's name. */
   modelRef: string;
@@ -28,8 +24,6 @@ export interface ResolvedRerankerSpec {
   batchSize: number;
   dtype?: string;
   threads?: number;
-  template: Qwen3Template;
-  instruction: string;
   depth: number;
   /** The config's, else the preset's official precision, else fp32. */
   scorePrecision: ScorePrecision;
@@ -43,7 +37,11 @@ function prefix(spec: RerankerSpec): string {
  * `exportFolder`: where a preset without a published export would have been exported to (the
  * folder its export command writes, `models/<preset>`), if that folder holds a model.
  */
-export function resolveRerankerSpec(spec: RerankerSpec, o: { exportFolder?: (p: RerankerPreset) => string | undefined } = {}): ResolvedRerankerSpec {
+export function resolveRerankerSpec(
+  spec: RerankerSpec,
+  defaults: { batchSize: number; maxTokens?: number },
+  o: { exportFolder?: (p: RerankerPreset) => string | undefined } = {},
+): ResolvedRerankerSpec {
   let preset: RerankerPreset | undefined;
   if (spec.preset !== undefined) {
     preset = findRerankerPreset(spec.preset);
@@ -74,10 +72,7 @@ export function resolveRerankerSpec(spec: RerankerSpec, o: { exportFolder?: (p: 
   }
   if (modelRef === '') throw new UserError(`${prefix(spec)}model: empty`);
 
-  const template: Qwen3Template = spec.template ?? preset?.template ?? 'qwen3';
-  const templateChanged = spec.template !== undefined && preset?.template !== undefined && spec.template !== preset.template;
-  const instruction = spec.instruction ?? (templateChanged ? undefined : preset?.instruction) ?? defaultInstruction(template);
-  const maxTokens = spec.maxTokens ?? preset?.maxTokens ?? (spec.type === 'qwen3' ? 32_768 : undefined);
+  const maxTokens = spec.maxTokens ?? preset?.maxTokens ?? defaults.maxTokens;
   for (const [k, v] of [
     ['max_tokens', spec.maxTokens],
     ['batch_size', spec.batchSize],
@@ -90,9 +85,7 @@ export function resolveRerankerSpec(spec: RerankerSpec, o: { exportFolder?: (p: 
     id: spec.id,
     type: spec.type,
     modelRef,
-    batchSize: spec.batchSize ?? DEFAULT_BATCH_SIZE[spec.type],
-    template,
-    instruction,
+    batchSize: spec.batchSize ?? defaults.batchSize,
     depth: spec.depth,
     scorePrecision: spec.scorePrecision ?? preset?.scorePrecision ?? 'fp32',
   };

@@ -5,8 +5,6 @@
  */
 import type { z } from 'zod';
 import type { RerankerKind } from '../core/stages.js';
-import type { LocalRerankerType } from '../models/reranker-presets.js';
-import type { Qwen3Template } from '../models/qwen3-template.js';
 import type { EndpointConfig, RerankApi } from '../remote/endpoint.js';
 import type { ScorePrecision } from './score-precision.js';
 
@@ -14,7 +12,8 @@ import type { ScorePrecision } from './score-precision.js';
 export interface RerankerSpec {
   /** Results folder name. */
   id: string;
-  type: LocalRerankerType;
+  /** The kind (src/pipeline/rerankers/): a preset of another kind is refused. */
+  type: string;
   /** A preset name (src/models/reranker-presets.ts), a hub id `org/name[@rev]` or a local folder. */
   model: string;
   /** Preset to take defaults from; when absent, `model` is looked up among the presets. */
@@ -27,10 +26,6 @@ export interface RerankerSpec {
   dtype?: string;
   /** onnxruntime intra-op threads (default: the machine's cores). */
   threads?: number;
-  /** qwen3 only: the instruction I of the template. */
-  instruction?: string;
-  /** qwen3 only: field separators ("\n" for qwen3, "\n\n" for skillrouter). */
-  template?: Qwen3Template;
   /** Pool size N: how many first-stage candidates per query are reranked (default 20). */
   depth: number;
   /** Scores rounded to this precision before ranking (score-precision.ts); default: the preset's official one, else fp32. */
