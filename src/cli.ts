@@ -70,7 +70,9 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--cache-dir <dir>', 'cache root (default: config cache_dir, $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
     .option('-q, --quiet', 'no progress or log lines on stderr')
     .option('-v, --verbose', 'print the whole summary (every section of summary.md) instead of the leaderboard')
-    .action(async (config: string, opts: { dryRun?: boolean; cache?: boolean; offline?: boolean; cacheDir?: string; quiet?: boolean; verbose?: boolean }) => {
+    .option('--tag <tag>', 'record the runs in the results history with this tag (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--no-history', 'do not record the runs in the results history (`leaderboard`)')
+    .action(async (config: string, opts: { dryRun?: boolean; cache?: boolean; offline?: boolean; cacheDir?: string; quiet?: boolean; verbose?: boolean; tag?: string[]; history?: boolean }) => {
       const { runCommand } = await import('./commands/run.js');
       write(await runCommand({ config, ...opts }));
     });
@@ -118,6 +120,47 @@ export function buildProgram(write: (s: string) => void): Command {
       const r = await compareWithCheck({ ...opts, paths });
       write(r.text);
       if (r.failures > 0) throw new CheckFailure(`--check: ${r.failures} paper-reproduction verdict${r.failures === 1 ? ' is' : 's are'} FAIL`);
+    });
+
+  program
+    .command('leaderboard')
+    .description('the comparable runs of the results history (every run `run` finished, or --rebuild from results folders): the one comparison with significance against a baseline, the paper\'s rows, per-category means')
+    .option('--cache-dir <dir>', 'cache root holding history/results.sqlite (default: $SKILLRET_CACHE_DIR, else the default cache root)')
+    .option('--rebuild <folders...>', 'recreate the history from these results folders first (every entry before is dropped)')
+    .option('--dataset <fingerprint>', 'the dataset fingerprint (or a prefix) when the history holds runs over several')
+    .option('--experiment <name>', 'only runs of this experiment')
+    .option('--model <name>', 'only runs whose first-stage or reranker model name contains this')
+    .option('--tag <tag>', 'only runs recorded with this tag (run --tag)')
+    .option('--since <date>', 'only runs finished on or after this date (e.g. 2026-12-01)')
+    .option('--all', 'every recorded run, not only the latest of each experiment/run')
+    .option('--baseline <run>', 'the run every other is compared with: a label, a suffix of one (bm25/none) or #<entry> (default: the only BM25 run without reranker, else the best)')
+    .addOption(new Option('--test <test>', 'paired test').choices(['randomization', 't']).default('randomization'))
+    .option('--alpha <x>', 'significance level', parseFloatOpt('--alpha'), 0.05)
+    .addOption(new Option('--correction <method>', 'multiple-comparison correction').choices(['holm', 'bonferroni', 'none']).default('holm'))
+    .option('--seed <n>', 'seed of the randomisation and bootstrap tests', parseIntOpt('--seed'), 42)
+    .option('--iterations <n>', 'iterations of the randomisation and bootstrap tests (at most 1000000)', parseIntOpt('--iterations'), 10000)
+    .option('--common-queries', 'compare on the queries every run shares instead of refusing')
+    .addOption(new Option('--format <format>', 'output format (default: from --out\'s extension, else table)').choices(['table', 'md', 'html', 'json']))
+    .option('--out <file>', 'write the leaderboard to this file (.md, .html, .json or text)')
+    .action(async (opts: Omit<import('./commands/leaderboard.js').LeaderboardCommandOptions, never>) => {
+      const { leaderboardCommand } = await import('./commands/leaderboard.js');
+      write(await leaderboardCommand(opts));
+    });
+
+  program
+    .command('history')
+    .description('list the runs of the results history, or remove some (--remove)')
+    .option('--cache-dir <dir>', 'cache root holding history/results.sqlite')
+    .option('--remove <ids...>', 'remove these entries (ids as listed, e.g. 12 or #12)')
+    .option('--dataset <fingerprint>', 'only runs over this dataset fingerprint (or prefix)')
+    .option('--experiment <name>', 'only runs of this experiment')
+    .option('--model <name>', 'only runs whose model name contains this')
+    .option('--tag <tag>', 'only runs recorded with this tag')
+    .option('--since <date>', 'only runs finished on or after this date')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action(async (opts: import('./commands/leaderboard.js').HistoryCommandOptions) => {
+      const { historyCommand } = await import('./commands/leaderboard.js');
+      write(await historyCommand(opts));
     });
 
   program

@@ -15,6 +15,8 @@ export { scoreRun } from './api/score.js';
 export type { ScoreRunOptions, ScoreResult } from './api/score.js';
 
 export { compare } from './api/compare.js';
+export { leaderboardOf, listHistory, rebuildHistory, recordRuns, removeHistory, type HistoryFilter, type Leaderboard, type LeaderboardOptions } from './api/history.js';
+export type { HistoryEntry } from './history/store.js';
 export type { CompareOptions, Comparison } from './api/compare.js';
 export type { SystemRow, VersusBaseline, PairwiseMatrix, ComparisonSettings } from './significance/systems.js';
 export type { QueryDelta } from './significance/attribution.js';

@@ -18,7 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['util'],
   ['data', 'formats', 'metrics', 'stats'],
-  ['significance', 'injection'],
+  ['significance', 'injection', 'history'],
   ['models', 'remote'],
   ['retrieval', 'rerank', 'fusion', 'query', 'explain'],
   ['pipeline'],

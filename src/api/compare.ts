@@ -174,8 +174,16 @@ function claimsOf(runs: readonly RunFolder[]): PaperClaim[] {
  * unless `baseline` names another. Throws a UserError (one line) on bad input.
  */
 export async function compare(paths: readonly string[], o: CompareOptions = {}): Promise<Comparison> {
+  checkCompareOptions(o);
+  return compareRuns(await collectRuns(paths), o);
+}
+
+/**
+ * The same comparison of runs already read (results folders, or the results history's entries:
+ * `leaderboard`). The first run is the baseline unless `baseline` names another.
+ */
+export async function compareRuns(runs: readonly RunFolder[], o: CompareOptions = {}): Promise<Comparison> {
   const c = checkCompareOptions(o);
-  const runs = await collectRuns(paths);
   const keys = o.measures !== undefined ? [...o.measures] : defaultComparedKeys(runs[0]!.firstKeys);
   if (keys.length === 0) throw new UserError(`${runs[0]!.file}: no metric values to compare`);
   checkKeys(runs, keys);
@@ -196,8 +204,14 @@ export async function compare(paths: readonly string[], o: CompareOptions = {}):
  * and their verdicts (`compare --paper`). UserError when no run has a published counterpart.
  */
 export async function comparePublished(paths: readonly string[], o: Pick<CompareOptions, 'okWithin' | 'closeWithin'> = {}): Promise<{ tolerances: Tolerances; claims: number; tables: PublishedTableView[] }> {
+  checkCompareOptions(o);
+  return publishedOf(await collectRuns(paths), o);
+}
+
+/** `comparePublished` of runs already read. */
+export function publishedOf(runs: readonly RunFolder[], o: Pick<CompareOptions, 'okWithin' | 'closeWithin'> = {}): { tolerances: Tolerances; claims: number; tables: PublishedTableView[] } {
   const { tolerances } = checkCompareOptions(o);
-  const claims = claimsOf(await collectRuns(paths));
+  const claims = claimsOf(runs);
   if (claims.length === 0) throw new UserError('--paper: no compared run has a published counterpart (a `paper` block in its metrics.json: pinned-release data and a paper model)');
   return { tolerances, claims: claims.length, tables: publishedTables(claims, tolerances) };
 }

@@ -15,6 +15,8 @@ import { runDir, writeResults } from '../report/results-folder.js';
 import { analyze } from '../analysis/report.js';
 import { writeReport } from '../report/html/write.js';
 import { isAbsolute, join, relative } from 'node:path';
+import { recordRuns } from './history.js';
+import type { ReportInput } from '../formats/report-input.js';
 import { renderTerminalSummary } from '../report/systems/run-leaderboard.js';
 import { renderSummary } from '../report/summary.js';
 import { TERMINAL } from '../report/medium.js';
@@ -37,6 +39,13 @@ export interface RunExperimentOptions {
   log?: (line: string) => void;
   /** Progress bars (or periodic lines when not a TTY) on stderr. Default false. */
   progress?: boolean;
+  /**
+   * Record the runs in the results history (`<cache root>/history/results.sqlite`, what
+   * `leaderboard` reads). Default true; never with `cache: false` (nothing is written under the cache root then).
+   */
+  history?: boolean;
+  /** Tags recorded with the runs in the history. */
+  tags?: readonly string[];
 }
 
 /** One retriever × reranker pair of a finished experiment. */
@@ -150,6 +159,7 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
   let summary: string;
   let terminal: string;
   let details: string;
+  let folder: ReportInput;
   try {
     if (lock.staleTakenOver) ctx.log(`output: took over the stale lock of a killed run (pid ${lock.staleTakenOver.pid}, started ${lock.staleTakenOver.started_at})`);
     for (const line of recoverFolder(out)) ctx.log(`output: ${line}`);
@@ -159,8 +169,9 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       const total = stopwatch();
       res = await runPipeline(ctx, s.config);
       const report = analyze(res);
-      const written = writeResults(report, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total() }, { dir: staged.staging });
+      const written = writeResults(report, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total(), ...(o.tags?.length ? { tags: o.tags } : {}) }, { dir: staged.staging });
       summary = written.summary;
+      folder = written.folder.input;
       details = escapeControl(renderSummary(report, TERMINAL));
       terminal = renderTerminalSummary(report, { summary: shownPath(join(out, 'summary.md')), html: shownPath(join(out, 'report.html')) });
       await writeReport(written.folder.input, report.leaderboard, join(staged.staging, 'report.html'), s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
@@ -172,6 +183,15 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
     }
   } finally {
     lock.release();
+  }
+  // The results are in place: a history that cannot be written costs a warning, not the run.
+  if (s.useCache && o.history !== false) {
+    try {
+      const h = await recordRuns(folder, s.cacheDir);
+      if (h.skipped.length) ctx.log(`history: not recorded (no dataset files): ${h.skipped.join(', ')}`);
+    } catch (e) {
+      ctx.log(`warning: the runs were not recorded in the results history: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
   const keys = res.measures.map(measureKey);
   return {

@@ -15,6 +15,10 @@ export interface RunOptions {
   quiet?: boolean;
   /** Print the whole summary (summary.md, for the terminal) instead of the leaderboard. */
   verbose?: boolean;
+  /** Tags recorded with the runs in the results history. */
+  tag?: string[];
+  /** false: do not record the runs in the results history. */
+  history?: boolean;
   /** Where informational lines and progress go (default stderr). */
   log?: (line: string) => void;
 }
@@ -27,6 +31,8 @@ export async function runCommand(o: RunOptions): Promise<string> {
     cache: o.cache !== false,
     offline: Boolean(o.offline),
     progress: !o.quiet,
+    history: o.history !== false,
+    ...(o.tag !== undefined ? { tags: o.tag } : {}),
     log: o.quiet ? () => {} : (o.log ?? ((line: string) => void process.stderr.write(`${escapeControl(line)}\n`))),
   };
   if (o.dryRun) return planExperiment(config, opts);

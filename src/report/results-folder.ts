@@ -145,6 +145,8 @@ export interface ManifestExtras {
   useCache: boolean;
   offline: boolean;
   totalSeconds: number;
+  /** Tags the runs are recorded with in the results history (written to the manifest when any). */
+  tags?: readonly string[];
 }
 
 export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Record<string, unknown> {
@@ -172,6 +174,7 @@ export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Rec
     timings_seconds: { ...res.timings, total: extras.totalSeconds },
     peak_rss_bytes: peakRssBytes(),
     peak_rss_mib_after: res.peakRssMib,
+    ...(extras.tags?.length ? { tags: [...extras.tags] } : {}),
   };
 }
 

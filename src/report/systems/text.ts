@@ -32,13 +32,14 @@ export function renderTextTable(t: TableModel): string[] {
   );
 }
 
-export function renderComparisonText(c: SystemsComparison): string {
+/** The comparison as text; `details: false` leaves out the per-run tables under the Δ table. */
+export function renderComparisonText(c: SystemsComparison, o: { details?: boolean } = {}): string {
   const out = [...renderTextTable(mainTable(c)), '', ...methodNotes(c, escapeTerminal, BEST)];
   if (c.rows.length > 1) out.push('', `Δ against the baseline (points ×100; p corrected):`, ...renderTextTable(deltaTable(c)));
   const p = pairsTable(c);
   if (p) out.push('', `All pairs (${p.header[0]!.text}):`, ...renderTextTable(p), '', ...p.notes);
   const base = escapeTerminal(c.rows[c.settings.baseline]!.label);
-  for (const d of detailTables(c)) {
+  for (const d of o.details === false ? [] : detailTables(c)) {
     out.push('', `${escapeTerminal(d.label)} against ${base} (×100; CI: ${c.settings.iterations} bootstrap resamples, seed ${c.settings.seed}):`, ...renderTextTable(d.table));
     if (d.worst.length) {
       out.push(`Queries it lost most on ${c.settings.mainKey} (baseline → run, Δ):`);
