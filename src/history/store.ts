@@ -6,7 +6,10 @@
  * its per-query records, its per-category means and the facts of the experiment it came from.
  *
  * Schema version 1 (table `meta` holds `schema_version`; a store of another version is refused with
- * one line naming it). The whole database is read on open and written back atomically on save, under
+ * one line naming it). A run's per-query values are one row: its query ids and metric keys as JSON
+ * and the values as a float64 blob (query-major), bit for bit what was measured, with the gold ids
+ * and graded judgements the comparison checks; the rankings are not kept (about 0.5 MB per run of
+ * 4,392 queries and 15 metrics). The whole database is read on open and written back atomically on save, under
  * a lock file beside it, so two runs finishing together do not lose each other's entries.
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -69,11 +72,12 @@ CREATE TABLE runs (
   UNIQUE (results_dir, retriever, reranker, finished_at)
 );
 CREATE TABLE per_query (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  line INTEGER NOT NULL,
-  qid TEXT NOT NULL,
-  record TEXT NOT NULL,
-  PRIMARY KEY (run_id, qid)
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  qids TEXT NOT NULL,
+  keys TEXT NOT NULL,
+  vals BLOB NOT NULL,
+  gold TEXT NOT NULL,
+  relevance TEXT NOT NULL
 );
 CREATE INDEX runs_dataset ON runs(dataset);
 `;
@@ -102,6 +106,27 @@ function parse<T>(file: string, text: SqlValue, what: string): T {
   } catch {
     throw new UserError(`${file}: ${what}: not JSON (the store is damaged; \`leaderboard --rebuild\` recreates it from results folders)`);
   }
+}
+
+/** A run's per-query records packed for the store (see the module comment). */
+function packRecords(records: ReadonlyMap<string, PerQueryRecord>): { qids: string[]; keys: string[]; vals: Uint8Array; gold: (string[] | null)[]; relevance: Record<string, Record<string, number>> } {
+  const qids = [...records.keys()];
+  const first = records.values().next();
+  const keys = first.done ? [] : Object.keys(first.value.metrics);
+  const vals = new Float64Array(qids.length * keys.length);
+  const gold: (string[] | null)[] = [];
+  const relevance = Object.create(null) as Record<string, Record<string, number>>;
+  qids.forEach((q, i) => {
+    const r = records.get(q)!;
+    keys.forEach((k, j) => {
+      const v = r.metrics[k];
+      if (v === undefined) throw new Error(`history: query ${q} has no ${k} (its first query has)`);
+      vals[i * keys.length + j] = v;
+    });
+    gold.push(r.gold ?? null);
+    if (r.relevance) relevance[q] = r.relevance;
+  });
+  return { qids, keys, vals: new Uint8Array(vals.buffer), gold, relevance };
 }
 
 export class HistoryStore {
@@ -174,10 +199,8 @@ export class HistoryStore {
           [e.finishedAt, e.experiment, e.retriever, e.reranker, e.resultsDir, e.dataset, e.config, e.tool, json(e.models), json(e.tags), json(e.metricsJson), json(e.categories)],
         );
         const id = Number(this.db.exec('SELECT last_insert_rowid()')[0]!.values[0]![0]);
-        const ins = this.db.prepare('INSERT INTO per_query (run_id, line, qid, record) VALUES (?, ?, ?, ?)');
-        let line = 0;
-        for (const [qid, rec] of e.records) ins.run([id, ++line, qid, json(rec)]);
-        ins.free();
+        const packed = packRecords(e.records);
+        this.db.run('INSERT INTO per_query (run_id, qids, keys, vals, gold, relevance) VALUES (?, ?, ?, ?, ?, ?)', [id, json(packed.qids), json(packed.keys), packed.vals, json(packed.gold), json(packed.relevance)]);
         ids.push(id);
       }
       this.db.run('COMMIT');
@@ -208,18 +231,29 @@ export class HistoryStore {
     }));
   }
 
-  /** The per-query records of entry `id`, in their order. */
+  /** The per-query records of entry `id`, in their order (metrics, gold and grades; no rankings). */
   records(id: number): { records: Map<string, PerQueryRecord>; line: Map<string, number> } {
+    const row = this.db.exec('SELECT qids, keys, vals, gold, relevance FROM per_query WHERE run_id = ?', [id])[0]?.values[0];
+    if (!row) return { records: new Map(), line: new Map() };
+    const qids = parse<string[]>(this.file, row[0]!, `run ${id} query ids`);
+    const keys = parse<string[]>(this.file, row[1]!, `run ${id} metric keys`);
+    const blob = row[2] as Uint8Array;
+    if (!(blob instanceof Uint8Array) || blob.byteLength !== qids.length * keys.length * 8) throw new UserError(`${this.file}: run ${id}: per-query values of ${blob?.byteLength ?? 0} bytes, expected ${qids.length * keys.length * 8} (the store is damaged; \`leaderboard --rebuild\` recreates it)`);
+    const vals = new Float64Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+    const gold = parse<(string[] | null)[]>(this.file, row[3]!, `run ${id} gold`);
+    const relevance = parse<Record<string, Record<string, number>>>(this.file, row[4]!, `run ${id} relevance`);
     const records = new Map<string, PerQueryRecord>();
     const line = new Map<string, number>();
-    const stmt = this.db.prepare('SELECT line, qid, record FROM per_query WHERE run_id = ? ORDER BY line');
-    stmt.bind([id]);
-    while (stmt.step()) {
-      const [l, qid, rec] = stmt.get();
-      records.set(String(qid), parse(this.file, rec!, `run ${id} query ${String(qid)}`));
-      line.set(String(qid), Number(l));
-    }
-    stmt.free();
+    qids.forEach((q, i) => {
+      const metrics = Object.create(null) as Record<string, number>;
+      keys.forEach((k, j) => (metrics[k] = vals[i * keys.length + j]!));
+      const rec: PerQueryRecord = { metrics };
+      const g = gold[i];
+      if (g) rec.gold = g;
+      if (Object.hasOwn(relevance, q)) rec.relevance = relevance[q]!;
+      records.set(q, rec);
+      line.set(q, i + 1);
+    });
     return { records, line };
   }
 
