@@ -6,6 +6,7 @@
  */
 import { describe, expect, it, beforeAll } from 'vitest';
 import { runCli } from './helpers/cli.js';
+import { escapeMd } from '../src/report/markdown.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -146,6 +147,22 @@ cache_dir: ./cache
     const sliced = JSON.parse((await cli(['compare', ...folders, '--format', 'json', '--slice', 'major'])).out);
     expect(sliced.groups.map((g: { group: string }) => g.group)).toContain('Software Engineering');
     for (const g of sliced.groups) expect(g.comparison.runs).toHaveLength(7);
+  });
+
+  it('compare --slice gives every slice the groups summary.md and breakdown.json give', async () => {
+    // Every slice kind, one after another in one process: a slice must not see data an earlier one used up.
+    const b = JSON.parse(readFileSync(join(out, 'bm25/none/breakdown.json'), 'utf8')) as { slices: Record<string, { groups: Record<string, { queries: number }> }> };
+    const summary = readFileSync(join(out, 'summary.md'), 'utf8');
+    expect(Object.keys(b.slices)).toEqual(['major', 'sub', 'gold', 'length']);
+    for (const [name, s] of Object.entries(b.slices)) {
+      const r = await cli(['compare', join(out, 'bm25/none'), join(out, 'glove/none'), '--format', 'json', '--slice', name, '--iterations', '200']);
+      expect(r.code, name).toBe(0);
+      const got = (JSON.parse(r.out) as { groups: { group: string; queries: number }[] }).groups.map((g) => [g.group, g.queries]);
+      const want = Object.entries(s.groups).map(([g, v]) => [g, v.queries]);
+      expect(got.sort(), name).toEqual(want.sort());
+      expect(got.some(([g]) => g === '(unlabelled)'), name).toBe(false);
+      for (const [g, n] of want) expect(summary, `${name} ${g}`).toContain(`${escapeMd(String(g))} (${n})`);
+    }
   });
 
   it('slices in summary.md, breakdown.json and report.html', () => {

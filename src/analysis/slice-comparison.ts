@@ -43,7 +43,7 @@ export function compareBySlice(
   runs: readonly ComparedRun[],
   qs: QuerySet,
   settings: ComparisonSettings,
-  o: { slice: SliceName; rule: CategoryRule; queries: ReadonlyMap<string, QueryInfo>; skills: Iterable<SkillInfo>; source: string },
+  o: { slice: SliceName; rule: CategoryRule; queries: ReadonlyMap<string, QueryInfo>; skills: readonly SkillInfo[]; source: string },
 ): SliceComparison {
   const first = runs[0]!;
   if (qs.qids.some((q) => first.records.get(q)!.gold === undefined))

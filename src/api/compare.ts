@@ -195,7 +195,7 @@ export async function compareRuns(runs: readonly RunFolder[], o: CompareOptions 
   const paper = { tolerances: c.tolerances, runs: claimVerdicts(claimsOf(runs), c.tolerances) };
   if (c.slice === undefined) return { ...comparison, paper };
   const { queries, skills, source } = await sliceFiles(runs);
-  const slices = compareBySlice(runs, qs, settings, { slice: c.slice, rule: c.categoryRule, queries, skills: skills.values(), source });
+  const slices = compareBySlice(runs, qs, settings, { slice: c.slice, rule: c.categoryRule, queries, skills: [...skills.values()], source });
   return { ...comparison, slices, paper };
 }
 

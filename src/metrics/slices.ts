@@ -30,7 +30,8 @@ export const SLICE_NAMES: readonly SliceName[] = ['major', 'sub', 'gold', 'lengt
 export interface SliceData {
   queries: readonly { id: string; text: string; generatorModel?: string }[];
   qrels: Qrels;
-  skills: Iterable<{ id: string; major?: string; sub?: string }>;
+  /** An array, not any iterable: every category slice walks it (an iterator would be used up by the first). */
+  skills: readonly { id: string; major?: string; sub?: string }[];
 }
 
 /** One way of cutting the queries: which groups each query belongs to. */
