@@ -31,6 +31,15 @@ describe('escapeControl', () => {
     expect(escapeInline('a\nb\tc\u2028d\u2029e\u001b')).toBe('a\\u000ab\\u0009c\\u2028d\\u2029e\\u001b');
     expect(escapeInline('plain — é ✓')).toBe('plain — é ✓');
   });
+  it('escapes the bidirectional override, embedding and isolate controls (Trojan Source); keeps RTL text and marks', () => {
+    const evil = 'admin\u202e\u2066// check\u2069\u2067x\u2068\u202a\u202b\u202c\u202d';
+    expect(escapeControl(evil)).toBe('admin\\u202e\\u2066// check\\u2069\\u2067x\\u2068\\u202a\\u202b\\u202c\\u202d');
+    expect(escapeInline('\u202e')).toBe('\\u202e');
+    expect(escapeMd('a\u2066b')).toBe('a\\u2066b');
+    expect(escapeControl('שלום \u200f عربي')).toBe('שלום \u200f عربي');
+    const v = { id: 'q\u202e1' };
+    expect(JSON.parse(escapeControl(JSON.stringify(v)))).toEqual(v);
+  });
   it('escapeMd applies it too', () => {
     expect(escapeMd('x\u001bc|y')).toBe('x\\u001bc\\|y');
   });
