@@ -31,6 +31,7 @@ import { resolveQuerySet } from '../significance/query-set.js';
 import { compareSystems, TESTS, type SystemsComparison, type TestName } from '../significance/systems.js';
 import { CORRECTIONS, type Correction } from '../stats/correction.js';
 import { MAX_ITERATIONS } from '../pipeline/config.js';
+import { checkOutFile } from '../util/out-file.js';
 
 export const DEFAULT_SEED = 42;
 export const DEFAULT_ITERATIONS = 10_000;
@@ -216,9 +217,8 @@ export function publishedOf(runs: readonly RunFolder[], o: Pick<CompareOptions, 
   return { tolerances, claims: claims.length, tables: publishedTables(claims, tolerances) };
 }
 
-/** `--out`'s folder must exist (checked before any work). */
-export function checkOutFolder(out: string | undefined): void {
+/** `--out` checked before any work (util/out-file.ts): its folder exists, it is a file, and it overwrites no input. */
+export function checkOutFolder(out: string | undefined, inputs: readonly string[] = []): void {
   if (out === undefined) return;
-  const dir = dirname(resolve(out));
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`--out: ${relative('.', dir) || dir}: no such folder`);
+  checkOutFile(out, { inputs });
 }

@@ -74,7 +74,7 @@ export async function compareWithCheck(o: CompareCommandOptions): Promise<{ text
   if (o.keys !== undefined) checkKeyList(o.keys, '--keys');
   const { paths, out, paper, check, keys, pairs, format: _format, measures = keys, ...rest } = o;
   checkCompareOptions(rest);
-  checkOutFolder(out);
+  checkOutFolder(out, paths);
   let text: string;
   let failures: number;
   let summary: string;

@@ -36,7 +36,7 @@ function formatOf(o: LeaderboardCommandOptions): LeaderboardFormat {
 
 export async function leaderboardCommand(o: LeaderboardCommandOptions): Promise<string> {
   const format = formatOf(o);
-  checkOutFolder(o.out);
+  checkOutFolder(o.out, o.rebuild ?? []);
   const cacheDir = o.cacheDir ?? defaultCacheDir();
   const { cacheDir: _c, format: _f, out, rebuild, ...rest } = o;
   let note = '';

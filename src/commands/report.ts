@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { writeHtmlReport } from '../api/report.js';
+import { checkOutFile } from '../util/out-file.js';
 import { checkCompareOptions, type CompareOptions } from '../api/compare.js';
 
 export interface ReportCommandOptions extends Pick<CompareOptions, 'test' | 'correction' | 'alpha' | 'seed' | 'iterations' | 'commonQueries'> {
@@ -24,7 +25,7 @@ export async function reportCommand(o: ReportCommandOptions): Promise<string> {
     if (only === undefined || !existsSync(only) || !statSync(only).isDirectory()) throw new UserError('--out: required unless exactly one results folder is named');
     out = join(only, 'report.html');
   }
-  if (!existsSync(dirname(resolve(out)))) throw new UserError(`--out: ${relative('.', dirname(resolve(out)))}: no such folder`);
+  checkOutFile(out, { inputs: o.paths, allowed: ['report.html'] });
   const n = await writeHtmlReport(o.paths, out, { test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, commonQueries: o.commonQueries === true });
   return `wrote ${out} (${n.runs} runs, ${n.queries} queries)\n`;
 }

@@ -45,15 +45,24 @@ export async function readManifest(dir: string): Promise<Record<string, unknown>
   return existsSync(f) ? readJsonObject(f) : undefined;
 }
 
-const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() === true;
+/** stat that answers undefined for anything that is not there, also below a file (ENOTDIR). */
+function statOf(p: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+const isDir = (p: string) => statOf(p)?.isDirectory() === true;
+const isFile = (p: string) => statOf(p)?.isFile() === true;
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** The per-query.jsonl files a path stands for, with the results folder when it is one. */
 async function runFilesOf(path: string): Promise<{ files: string[]; resultsDir?: string }> {
-  const s = statSync(path, { throwIfNoEntry: false });
+  const s = statOf(path);
   if (s === undefined) throw new UserError(`${path}: no such results folder, run folder or file`);
   if (s.isFile()) return { files: [path] };
+  if (!s.isDirectory()) throw new UserError(`${path}: not a results folder, run folder or per-query.jsonl (a device, FIFO or socket)`);
   if (isFile(join(path, PER_QUERY))) return { files: [join(path, PER_QUERY)] };
   const manifest = await readManifest(path);
   if (manifest !== undefined) {
@@ -69,10 +78,22 @@ async function runFilesOf(path: string): Promise<{ files: string[]; resultsDir?:
     if (files.length === 0) throw new UserError(`${join(path, MANIFEST)}: runs: no runs listed`);
     return { files, resultsDir: path };
   }
+  const list = (dir: string): string[] => {
+    try {
+      return readdirSync(dir).sort(byteOrder);
+    } catch (e) {
+      throw new UserError(`${dir}: cannot list the folder (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    }
+  };
   const files: string[] = [];
-  for (const a of readdirSync(path).sort(byteOrder)) {
+  for (const a of list(path)) {
     if (!isDir(join(path, a))) continue;
-    for (const b of readdirSync(join(path, a)).sort(byteOrder)) if (isFile(join(path, a, b, PER_QUERY))) files.push(join(path, a, b, PER_QUERY));
+    // A retriever's folder: its runs are one level down.
+    if (isFile(join(path, a, PER_QUERY))) {
+      files.push(join(path, a, PER_QUERY));
+      continue;
+    }
+    for (const b of list(join(path, a))) if (isFile(join(path, a, b, PER_QUERY))) files.push(join(path, a, b, PER_QUERY));
   }
   if (files.length === 0) throw new UserError(`${path}: no runs here (expected ${PER_QUERY} in it, or a results folder written by skillret-eval run)`);
   return { files, resultsDir: path };
