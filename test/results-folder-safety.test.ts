@@ -136,6 +136,38 @@ describe('the swap', () => {
     expect(logs).toContain('output: run folders of an earlier config are gone with the old results (not in this config): old/reranker');
   });
 
+  it("a rerun keeps what the user put in the results folder, drops the earlier run's explain outputs, and says so", async () => {
+    const out = join(root, 'user-files');
+    const cfg = config(out);
+    await runCommand({ config: cfg, cache: false, quiet: true });
+    writeFileSync(join(out, 'notes.md'), 'my notes');
+    writeFileSync(join(out, 'bm25', 'none', 'my-analysis.csv'), 'a,b\n');
+    writeFileSync(join(out, 'bm25', 'none', 'explain.jsonl'), '{}\n');
+    const logs: string[] = [];
+    await runCommand({ config: cfg, cache: false, log: (l) => void logs.push(l) });
+    expect(readFileSync(join(out, 'notes.md'), 'utf8')).toBe('my notes');
+    expect(readFileSync(join(out, 'bm25', 'none', 'my-analysis.csv'), 'utf8')).toBe('a,b\n');
+    expect(existsSync(join(out, 'bm25', 'none', 'explain.jsonl'))).toBe(false);
+    expect(logs).toContain('output: kept files you put in the results folder: bm25/none/my-analysis.csv, notes.md');
+    expect(logs).toContain('output: removed outputs of the earlier results (they described them): bm25/none/explain.jsonl');
+  });
+
+  it('explain takes the results folder lock: refused in one line while a run holds it', async () => {
+    const out = join(root, 'explain-locked');
+    await runCommand({ config: config(out), cache: false, quiet: true });
+    const lock = acquireLock(lockPathFor(out), 'a test holding the lock');
+    expect(lock.ok).toBe(true);
+    try {
+      const line = await failing(['explain', out, '--run', 'bm25/none', '--no-cache', '-q', '--max-queries', '2']);
+      expect(line).toMatch(/explain-locked: being written by pid \d+ .*a test holding the lock/);
+    } finally {
+      if (lock.ok) lock.release();
+    }
+    const r = await runCli(['explain', out, '--run', 'bm25/none', '--no-cache', '-q', '--max-queries', '2']);
+    expect(r.code, r.err).toBe(0);
+    expect(existsSync(join(out, 'bm25', 'none', 'explain.jsonl'))).toBe(true);
+  });
+
   it('recoverFolder restores the previous folder of a swap killed half-way and drops staging folders', () => {
     const target = join(root, 'swapped');
     mkdirSync(join(root, '.swapped.previous-1-aa'));
@@ -147,7 +179,7 @@ describe('the swap', () => {
     expect(existsSync(join(root, '.swapped.staging-1-bb'))).toBe(false);
     const s = new StagedFolder(target);
     writeFileSync(join(s.staging, 'manifest.json'), 'new');
-    expect(s.commit()).toEqual({ replaced: true, removedRuns: [] });
+    expect(s.commit()).toEqual({ replaced: true, removedRuns: [], kept: [], dropped: [] });
     expect(readFileSync(join(target, 'manifest.json'), 'utf8')).toBe('new');
     const t = new StagedFolder(target);
     t.abort();

@@ -12,6 +12,8 @@ import { explainRun as explain, type ExplainResult, type ExplainSelection } from
 import { writeExplain } from '../report/explain.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
 import { defaultCacheDir, offlineFromEnv } from '../util/paths.js';
+import { acquireLock } from '../util/folder-lock.js';
+import { lockPathFor } from '../util/staged-folder.js';
 
 export interface ExplainRunOptions extends ExplainSelection {
   /** A results folder written by `run`. */
@@ -54,6 +56,18 @@ export async function explainRun(o: ExplainRunOptions): Promise<ExplainResult & 
     progress: o.progress ? createProgressFactory() : silentProgress,
     log: o.log ?? (() => {}),
   };
-  const x = await explain(ctx, { ...o, results });
-  return { ...x, files: o.write === false ? [] : writeExplain(x) };
+  if (o.write === false) return { ...(await explain(ctx, { ...o, results })), files: [] };
+  // Under the results folder's lock, as `run` writes it: a run swapping the folder meanwhile would drop these files.
+  const lockFile = lockPathFor(results);
+  const lock = acquireLock(lockFile, `skillret-eval explain ${o.run}`);
+  if (!lock.ok) {
+    const h = lock.holder;
+    throw new UserError(`${results}: being written by ${h ? `pid ${h.pid} on ${h.host} since ${h.started_at} (${h.what})` : 'another process'}: ${lock.reason}; wait for it, or remove ${lockFile} if that process is gone`);
+  }
+  try {
+    const x = await explain(ctx, { ...o, results });
+    return { ...x, files: writeExplain(x) };
+  } finally {
+    lock.release();
+  }
 }

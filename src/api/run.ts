@@ -11,7 +11,7 @@ import { loadConfig, type Config } from '../pipeline/config.js';
 import { runExperiment as runPipeline } from '../pipeline/experiment.js';
 import { stopwatch } from '../pipeline/manifest.js';
 import { formatPlan } from '../pipeline/plan.js';
-import { runDir, writeResults } from '../report/results-folder.js';
+import { isUserFile, runDir, writeResults } from '../report/results-folder.js';
 import { analyze } from '../analysis/report.js';
 import { writeReport } from '../report/html/write.js';
 import { isAbsolute, join, relative } from 'node:path';
@@ -175,8 +175,10 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       details = escapeControl(renderSummary(report, TERMINAL));
       terminal = renderTerminalSummary(report, { summary: shownPath(join(out, 'summary.md')), html: shownPath(join(out, 'report.html')) });
       await writeReport(written.folder.input, report.leaderboard, join(staged.staging, 'report.html'), s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
-      const info = staged.commit();
+      const info = staged.commit(isUserFile);
       if (info.removedRuns.length > 0) ctx.log(`output: run folders of an earlier config are gone with the old results (not in this config): ${info.removedRuns.join(', ')}`);
+      if (info.kept.length > 0) ctx.log(`output: kept files you put in the results folder: ${info.kept.join(', ')}`);
+      if (info.dropped.length > 0) ctx.log(`output: removed outputs of the earlier results (they described them): ${info.dropped.join(', ')}`);
     } catch (e) {
       staged.abort();
       throw asUserError(e, out);

@@ -36,6 +36,26 @@ function roundAll(m: Record<string, number>): Record<string, number> {
   return out;
 }
 
+/** The names of every file this tool writes into a results folder (`run`, `report`, `explain`). */
+export const RESULTS_FILE_NAMES: ReadonlySet<string> = new Set([
+  'metrics.json',
+  'run.trec',
+  'per-query.jsonl',
+  'official.json',
+  'breakdown.json',
+  'operating-points.json',
+  'explain.jsonl',
+  'explain.json',
+  'summary.md',
+  'manifest.json',
+  'report.html',
+  'queries.jsonl',
+  'skills.jsonl',
+]);
+
+/** A file of a results folder this tool did not write (a user's notes): kept across reruns. */
+export const isUserFile = (rel: string): boolean => !RESULTS_FILE_NAMES.has(rel.split('/').pop()!);
+
 export function runDir(output: string, r: { retriever: string; reranker: string }): string {
   return join(output, r.retriever, r.reranker);
 }

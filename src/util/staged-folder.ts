@@ -8,7 +8,7 @@
  * is killed between them, `recoverFolder` (run under the folder's lock at the next start) moves the
  * previous folder back; left-over staging folders of killed runs are removed.
  */
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { makeDirs } from './dirs.js';
@@ -67,6 +67,21 @@ export interface CommitInfo {
   replaced: boolean;
   /** Run folders (`a/b`) the earlier folder held that the new one does not (gone with the swap). */
   removedRuns: string[];
+  /** Files of the earlier folder the new one lacks that were carried over (relative paths). */
+  kept: string[];
+  /** Files of the earlier folder the new one lacks that went with the swap (outside removed run folders). */
+  dropped: string[];
+}
+
+/** Files under `dir`, relative, `/`-separated, sorted. */
+function filesUnder(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix === '' ? e.name : `${prefix}/${e.name}`;
+    if (e.isDirectory()) out.push(...filesUnder(dir, rel));
+    else out.push(rel);
+  }
+  return out.sort();
 }
 
 export class StagedFolder {
@@ -79,11 +94,28 @@ export class StagedFolder {
     makeDirs(this.staging);
   }
 
-  /** Swaps the staging folder in place of the target. */
-  commit(): CommitInfo {
+  /**
+   * Swaps the staging folder in place of the target. Files of the earlier folder that the new one
+   * lacks are carried over when `carry(relativePath)` says so (what a user put there), otherwise
+   * they go and are listed; nothing inside a run folder the new results no longer have is carried.
+   */
+  commit(carry: (rel: string) => boolean = () => false): CommitInfo {
     if (this.finished) throw new Error('StagedFolder: already committed or aborted');
     const had = existsSync(this.target);
     const removedRuns = had ? runFolders(this.target).filter((r) => !runFolders(this.staging).includes(r)) : [];
+    const kept: string[] = [];
+    const dropped: string[] = [];
+    if (had) {
+      const fresh = new Set(filesUnder(this.staging));
+      for (const rel of filesUnder(this.target)) {
+        if (fresh.has(rel) || removedRuns.some((r) => rel.startsWith(`${r}/`))) continue;
+        if (carry(rel)) {
+          makeDirs(dirname(join(this.staging, rel)));
+          copyFileSync(join(this.target, rel), join(this.staging, rel));
+          kept.push(rel);
+        } else dropped.push(rel);
+      }
+    }
     if (had) {
       const previous = join(dirname(this.target), `.${basename(this.target)}.previous-${unique()}`);
       renameSync(this.target, previous);
@@ -96,7 +128,7 @@ export class StagedFolder {
       renameSync(this.staging, this.target);
       this.finished = true;
     }
-    return { replaced: had, removedRuns };
+    return { replaced: had, removedRuns, kept, dropped };
   }
 
   /** Drops the staging folder; the target stays as it was. */
