@@ -46,6 +46,12 @@ export interface RunExperimentOptions {
   history?: boolean;
   /** Tags recorded with the runs in the history. */
   tags?: readonly string[];
+  /**
+   * On SIGINT or SIGTERM during the run: drop the staging folder, release the output's lock and exit
+   * (130 / 143), leaving the previous results as they were. The CLI sets it; a library caller that
+   * handles signals itself leaves it off (default false).
+   */
+  handleSignals?: boolean;
 }
 
 /** One retriever × reranker pair of a finished experiment. */
@@ -164,6 +170,13 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
     if (lock.staleTakenOver) ctx.log(`output: took over the stale lock of a killed run (pid ${lock.staleTakenOver.pid}, started ${lock.staleTakenOver.started_at})`);
     for (const line of recoverFolder(out)) ctx.log(`output: ${line}`);
     const staged = new StagedFolder(out);
+    const onSignal = (signal: NodeJS.Signals) => {
+      staged.abort();
+      lock.release();
+      process.stderr.write(`skillret-eval: ${signal}: run stopped; the results in ${out} are as before\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    if (o.handleSignals) for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, onSignal);
     try {
       const startedAt = new Date().toISOString();
       const total = stopwatch();
@@ -182,6 +195,8 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
     } catch (e) {
       staged.abort();
       throw asUserError(e, out);
+    } finally {
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.off(sig, onSignal);
     }
   } finally {
     lock.release();

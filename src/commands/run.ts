@@ -32,6 +32,7 @@ export async function runCommand(o: RunOptions): Promise<string> {
     offline: Boolean(o.offline),
     progress: !o.quiet,
     history: o.history !== false,
+    handleSignals: true,
     ...(o.tag !== undefined ? { tags: o.tag } : {}),
     log: o.quiet ? () => {} : (o.log ?? ((line: string) => void process.stderr.write(`${escapeControl(line)}\n`))),
   };
