@@ -52,6 +52,11 @@ describe('run', () => {
     const r = cli('run', join(root, 'c.yaml'), '-q', '--no-cache', '--cache-dir', nc, '--offline');
     expect(r.code, r.err).toBe(0);
     expect(existsSync(nc)).toBe(false);
+    // Without -q, a --cache-dir that --no-cache makes moot is said.
+    const said = cli('run', join(root, 'c.yaml'), '--no-cache', '--cache-dir', nc, '--offline');
+    expect(said.code, said.err).toBe(0);
+    expect(said.err).toContain(`note: --cache-dir ${nc} is not used: --no-cache reads and writes no cache`);
+    bad(['run', join(root, 'c.yaml'), '--cache-dir', ''], /^skillret-eval: --cache-dir: empty path/);
     bad(['run', join(root, 'c.yaml'), '--no-such-flag'], /unknown option '--no-such-flag'/);
     bad(['run'], /missing required argument 'config'/);
   });

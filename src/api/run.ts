@@ -92,6 +92,7 @@ interface Settings {
 }
 
 function settings(config: Config | string, o: RunExperimentOptions): Settings {
+  if (o.cacheDir !== undefined && o.cacheDir.trim() === '') throw new UserError('--cache-dir: empty path (it would make the current folder the cache root)');
   const c = typeof config === 'string' ? loadConfig(config) : config;
   const cacheDir = o.cacheDir ?? c.cache_dir ?? defaultCacheDir();
   // An installed package folder may be read-only and is shared: never write results or caches into it.
@@ -149,6 +150,7 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
   // (a lock file beside it naming the holder), the results are staged beside it and swapped in
   // whole at the end, so a failed or killed run leaves the previous results untouched.
   preflight(s.config, { cacheDir: s.cacheDir, useCache: s.useCache, cacheDirSource: cacheDirSource(o, s.config) });
+  if (!s.useCache && o.cacheDir !== undefined) ctx.log(`note: --cache-dir ${o.cacheDir} is not used: --no-cache reads and writes no cache`);
   const largestK = Math.max(...s.config.k);
   for (const r of s.config.retrievers) {
     if (r.top_k < largestK) ctx.log(`warning: retrievers.${r.id}.top_k ${r.top_k} is below the largest k ${largestK}: @${largestK} metrics see only ${r.top_k} documents per query`);
