@@ -4,7 +4,7 @@
  * (`field: major | sub`, with `equals` or `in`). Gold skills outside the subset are unknown gold
  * (dataset.ts, `unknown_gold`). Pure: the ids file is read by the caller (readSkillIdsFile).
  */
-import { readFileSync } from 'node:fs';
+import { MAX_ID_FILE_BYTES, readBoundedSync } from '../util/files.js';
 import { UserError } from '../core/errors.js';
 import type { Skill } from '../core/types.js';
 
@@ -14,12 +14,7 @@ export type SkillFilter =
 
 /** Reads a file of skill ids into a filter; errors name the file. */
 export function readSkillIdsFile(file: string): SkillFilter {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UserError(`${file}: cannot read the skill id file (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(e)})`);
-  }
+  const text = readBoundedSync(file, 'skill id file', MAX_ID_FILE_BYTES).toString('utf8');
   const ids = new Set<string>();
   text.split(/\r?\n/).forEach((raw) => {
     const line = raw.trim();

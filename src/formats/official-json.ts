@@ -10,10 +10,9 @@
  * small: 4,392 queries x 20 entries); as with Python's json, a key repeated inside one object keeps
  * its last value.
  */
-import { readFile } from 'node:fs/promises';
+import { readBoundedSync } from '../util/files.js';
 import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
-import { requireFile } from './lines.js';
 import { roundHalfEven } from '../metrics/round.js';
 import { SpelledRun } from './spelled-run.js';
 
@@ -65,10 +64,12 @@ export function runFromJson(file: string, dict: unknown, path = ''): Run {
   return run;
 }
 
+/** Largest official JSON file read (bytes): the JSON text must fit one JavaScript string anyway. */
+export const MAX_JSON_RUN_BYTES = 512 << 20;
+
 /** Reads an official JSON run or result file (see the module comment). */
 export async function readOfficialJson(file: string, opts: OfficialJsonOptions = {}): Promise<Run> {
-  requireFile(file);
-  const bytes = await readFile(file);
+  const bytes = readBoundedSync(file, 'run file', MAX_JSON_RUN_BYTES);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); // also drops a leading BOM

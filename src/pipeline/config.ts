@@ -3,7 +3,7 @@
  * one-line errors naming the key path. The YAML key names are a user contract
  * (snake_case); the parsed `Config` is what the pipeline consumes.
  */
-import { readFileSync } from 'node:fs';
+import { MAX_CONFIG_BYTES, readBoundedSync } from '../util/files.js';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
@@ -361,12 +361,5 @@ function expandRerankers(list: RawConfig['rerankers'], file: string): RerankerCo
 }
 
 export function loadConfig(file: string): Config {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(`${file}: cannot read the config (${code === 'ENOENT' ? 'no such file' : code ?? String(e)})`);
-  }
-  return parseConfig(text, file);
+  return parseConfig(readBoundedSync(file, 'config', MAX_CONFIG_BYTES).toString('utf8'), file);
 }

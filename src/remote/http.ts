@@ -137,6 +137,27 @@ function describeFailure(f: Failure, t: HttpTarget, key: string | undefined): st
   }
 }
 
+/** Largest answer read from a server (bytes): a batch of embeddings or scores is a few MB. */
+export const MAX_ANSWER_BYTES = 64 << 20;
+
+class AnswerTooLarge extends Error {}
+
+/** The body as text, read up to `max` bytes; a longer one is cut off (the request aborted) and refused. */
+async function boundedText(res: Response, max: number, ac: AbortController): Promise<string> {
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > max) {
+      ac.abort();
+      throw new AnswerTooLarge(`the answer is more than ${max} bytes (a server that never ends its answer?)`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /**
  * Sends one JSON request (body = undefined sends no body) and returns the parsed JSON answer.
  * `stats` (optional) counts requests and retries.
@@ -167,12 +188,16 @@ export async function requestJson(t: HttpTarget, method: 'GET' | 'POST', url: st
     let text = '';
     try {
       const res = await fetch(url, { method, headers, ...(payload !== undefined ? { body: payload } : {}), signal: ac.signal });
-      text = await res.text();
+      text = await boundedText(res, MAX_ANSWER_BYTES, ac);
       if (!res.ok) {
         const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
         failure = { kind: 'http', status: res.status, statusText: res.statusText, body: text, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
       }
     } catch (e) {
+      if (e instanceof AnswerTooLarge) {
+        clearTimeout(timer);
+        throw new UserError(`${where}: ${e.message}`);
+      }
       failure = timedOut ? { kind: 'timeout' } : { kind: 'network', reason: networkReason(e) };
     } finally {
       clearTimeout(timer);
