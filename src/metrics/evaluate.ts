@@ -52,7 +52,7 @@ export interface EvaluationCounts {
   emptyRankings: number;
   /** Evaluated qrels queries with no grade >= 1, in qrels order (they score 0, as in trec_eval). */
   noRelevant: string[];
-  /** For each cutoff k used (as a string, ascending): evaluated queries with more relevant documents than k. */
+  /** For each cutoff k used (as a string, ascending; recip_rank has none): evaluated queries with more relevant documents than k. */
   moreGoldThanK: Record<string, number>;
   /** Evaluated queries whose ranking contains a doc id equal to the query id (scored normally). */
   queryIdAsDoc: string[];
@@ -138,7 +138,8 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
   const keys = measures.map(measureKey);
   const fns: MeasureFn[] = measures.map((m) => MEASURE_FNS[m.name]);
   const cutoffs = measures.map((m) => m.k);
-  const ks = [...new Set(cutoffs)].sort((a, b) => a - b);
+  // the cutoffs `moreGoldThanK` counts for (recip_rank has none)
+  const ks = [...new Set(cutoffs)].filter((k) => Number.isFinite(k)).sort((a, b) => a - b);
   const moreGold = new Int32Array(ks.length);
   const nm = measures.length;
 
