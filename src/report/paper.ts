@@ -7,6 +7,7 @@ import type { SkillretRelease } from '../data/hub.js';
 import { formatFixed, formatPercent } from '../metrics/round.js';
 import type { PaperReport } from '../paper/published-vs-measured.js';
 import { describeTolerances } from '../metrics/verdict.js';
+import { publishedPct } from './cells.js';
 import { escapeMd, mdTable } from './markdown.js';
 
 const signed = (x: number) => {
@@ -37,7 +38,7 @@ export function renderPaperSection(report: PaperReport | undefined, measureOrder
     const cell = (f: (m: (typeof c.metrics)[number]) => string) => cols.map((k) => (by.has(k) ? f(by.get(k)!) : '–'));
     const over = c.firstStage !== undefined ? ` over ${escapeMd(c.firstStage)}${c.depth !== undefined ? ` top ${c.depth}` : ''}` : '';
     rows.push([`${escapeMd(c.retriever)} / ${escapeMd(c.reranker)}`, `${escapeMd(c.row)}${over} (${escapeMd(c.table)})`, 'yours', ...cell((m) => formatPercent(m.yours))]);
-    rows.push(['', '', 'paper', ...cell((m) => formatFixed(m.published, m.decimals))]);
+    rows.push(['', '', 'paper', ...cell((m) => publishedPct(m.published, m.decimals))]);
     rows.push(['', '', 'Δ', ...cell((m) => signed(m.delta))]);
     rows.push(['', '', 'verdict', ...cell((m) => m.verdict)]);
   }
