@@ -16,7 +16,7 @@ import { analyze } from '../analysis/report.js';
 import { writeHtmlReport } from '../report/html/write.js';
 import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
-import { preflight } from '../pipeline/preflight.js';
+import { checkDatasetPath, preflight } from '../pipeline/preflight.js';
 import { acquireLock } from '../util/folder-lock.js';
 import { lockPathFor, recoverFolder, StagedFolder } from '../util/staged-folder.js';
 import { fsErrorText } from '../util/dirs.js';
@@ -69,6 +69,7 @@ interface Settings {
 
 function settings(config: Config | string, o: RunExperimentOptions): Settings {
   const c = typeof config === 'string' ? loadConfig(config) : config;
+  checkDatasetPath(c);
   const cacheDir = o.cacheDir ?? c.cache_dir ?? defaultCacheDir();
   // An installed package folder may be read-only and is shared: never write results or caches into it.
   for (const [what, dir] of [['output', c.output], ['cache_dir', cacheDir]] as const) {
