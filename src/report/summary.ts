@@ -16,11 +16,8 @@ import { renderSliceSection } from './breakdown.js';
 import { renderStrategySection, runName } from './strategies.js';
 import { renderOperatingPointsSection } from './operating-points.js';
 import { pct, pval, signedPct } from './cells.js';
+import { plural } from '../util/plural.js';
 
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 function num(v: unknown, digits = 1): string {
   return typeof v === 'number' && Number.isFinite(v) ? formatFixed(v, digits) : '–';
