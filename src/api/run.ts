@@ -20,6 +20,7 @@ import { checkDatasetPath, preflight } from '../pipeline/preflight.js';
 import { acquireLock } from '../util/folder-lock.js';
 import { lockPathFor, recoverFolder, StagedFolder } from '../util/staged-folder.js';
 import { fsErrorText } from '../util/dirs.js';
+import { plural } from '../util/plural.js';
 
 export interface RunExperimentOptions {
   /** Cache root (default: the config's `cache_dir`, else $SKILLRET_CACHE_DIR, else the default cache folder). */
@@ -122,7 +123,7 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
   preflight(s.config, { cacheDir: s.cacheDir, useCache: s.useCache, cacheDirSource: cacheDirSource(o, s.config) });
   const largestK = Math.max(...s.config.k);
   for (const r of s.config.retrievers) {
-    if (r.top_k < largestK) ctx.log(`warning: retrievers.${r.id}.top_k ${r.top_k} is below the largest k ${largestK}: @${largestK} metrics see only ${r.top_k} documents per query`);
+    if (r.top_k < largestK) ctx.log(`warning: retrievers.${r.id}.top_k ${r.top_k} is below the largest k ${largestK}: @${largestK} metrics see only ${plural(r.top_k, 'document')} per query`);
   }
   const out = s.config.output;
   const lockFile = lockPathFor(out);

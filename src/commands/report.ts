@@ -9,6 +9,7 @@ import { UserError } from '../core/errors.js';
 import type { ReportOptions } from '../analysis/report-view.js';
 import { writeReportFile } from '../report/html/write.js';
 import { checkCompareOptions } from '../api/compare.js';
+import { plural } from '../util/plural.js';
 
 export interface ReportCommandOptions extends Partial<ReportOptions> {
   paths: string[];
@@ -27,5 +28,5 @@ export async function reportCommand(o: ReportCommandOptions): Promise<string> {
   }
   if (!existsSync(dirname(resolve(out)))) throw new UserError(`--out: ${relative('.', dirname(resolve(out)))}: no such folder`);
   const n = await writeReportFile(o.paths, out, { test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, commonQueries: o.commonQueries === true });
-  return `wrote ${out} (${n.runs} runs, ${n.queries} queries)\n`;
+  return `wrote ${out} (${plural(n.runs, 'run')}, ${plural(n.queries, 'query', 'queries')})\n`;
 }

@@ -24,6 +24,7 @@ import { makeDirs } from '../util/dirs.js';
 import { acquireLock } from '../util/folder-lock.js';
 import { sha256File } from '../util/hash.js';
 import { maskSecrets } from '../util/secrets.js';
+import { plural } from '../util/plural.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (default 5). */
@@ -214,7 +215,7 @@ export async function downloadResumable(o: DownloadOptions): Promise<DownloadRes
         }
         if (!(e instanceof Retryable)) lastProblem = safe(networkReason(e));
         if (attempt === policy.retries) {
-          throw new UserError(`${where(safe(o.url))}download failed after ${policy.retries + 1} attempts (${lastProblem}); the ${sizeOf(part)} bytes received are kept in ${part} and the next run resumes there`);
+          throw new UserError(`${where(safe(o.url))}download failed after ${plural(policy.retries + 1, 'attempt')} (${lastProblem}); the ${sizeOf(part)} bytes received are kept in ${part} and the next run resumes there`);
         }
       }
     }

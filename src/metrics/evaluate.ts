@@ -17,6 +17,7 @@
  *   drop it silently) and reported in `counts.queryIdAsDoc` so it is never silent (docs/protocol.md §7 rule 9).
  */
 import { UserError } from '../core/errors.js';
+import { plural } from '../util/plural.js';
 import type { Qrels, Run } from '../core/types.js';
 import { completeness } from './completeness.js';
 import { averagePrecision } from './map.js';
@@ -188,7 +189,7 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
 
   if (evaluated.length === 0) {
     throw new UserError(
-      `no query is both in the run (${run.qids.length} queries) and in the qrels (${qrels.qids.length} queries): wrong split or files?`,
+      `no query is both in the run (${plural(run.qids.length, 'query', 'queries')}) and in the qrels (${plural(qrels.qids.length, 'query', 'queries')}): wrong split or files?`,
     );
   }
   const means = meansInTrecOrder(evaluated, nm, (i, j) => values[i * nm + j]!);

@@ -58,9 +58,9 @@ export function renderSummary(report: Report): string {
   const out: string[] = [];
   out.push(`# ${escapeMd(config.name)}\n`);
   if (config.description) out.push(`${escapeMd(config.description)}\n`);
-  const files = dataset.files.map((f) => `${f.role} ${f.records} records, sha256 ${f.sha256.slice(0, 12)}…`).join('; ');
+  const files = dataset.files.map((f) => `${f.role} ${plural(f.records, 'record')}, sha256 ${f.sha256.slice(0, 12)}…`).join('; ');
   out.push(
-    `Dataset ${escapeMd(relative(config.output, dataset.dir) || '.')} (relative to this folder), split **${escapeMd(dataset.split)}**: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold (${files}). Metrics follow trec_eval semantics (ties by doc id descending), ×100, 2 decimals.\n`,
+    `Dataset ${escapeMd(relative(config.output, dataset.dir) || '.')} (relative to this folder), split **${escapeMd(dataset.split)}**: ${plural(dataset.skills.length, 'skill')}, ${plural(dataset.queries.length, 'query', 'queries')} with gold (${files}). Metrics follow trec_eval semantics (ties by doc id descending), ×100, 2 decimals.\n`,
   );
 
   // Main table.
