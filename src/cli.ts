@@ -85,7 +85,7 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--k <list>', 'cutoffs', parseKs, [5, 10, 15])
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--split <split>', 'split, when --qrels is a dataset folder', 'test')
-    .option('--measures <list>', 'measures instead of the defaults, e.g. NDCG@10,Recall@20,MRR@10 (trec_eval names like ndcg_cut_10 work too)', splitList)
+    .option('--measures <list>', 'measures instead of the defaults, e.g. NDCG@10,Recall@20,MRR@10 (trec_eval names like ndcg_cut_10 work too; recip_rank: MRR over the whole ranking)', splitList)
     .option('--per-query', "with --format json: every evaluated query's unrounded values (per_query), like trec_eval -q")
     .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string; measures?: string[]; perQuery?: boolean }) => {
       const { scoreCommand } = await import('./commands/score.js');

@@ -48,6 +48,35 @@ describe('compare --paper / --check', () => {
     expect(row.reproduced[0].cells.map((c: { verdict: string }) => c.verdict)).toEqual(['OK', 'OK', 'OK', 'close']);
   });
 
+  it('published cells print with their published decimals, as `paper` prints them (51.30, 59.00; never 51.3, 59)', async () => {
+    const cells = (out: string, model: string) => out.split('\n').find((l) => l.startsWith(`${model} `) || l.startsWith(`| ${model} `))!.split(/[\s|]+/).filter((c) => c !== '').slice(-4);
+    const paper = (await runCli(['paper', '--table', 'v1.1-embedding'])).out;
+    expect(cells(paper, 'e5-large-v2')).toEqual(['51.30', '53.41', '60.55', '45.45']);
+    expect(cells(paper, 'bge-large-en-v1.5')).toEqual(['57.04', '59.00', '64.37', '48.34']);
+    const models = paper.split('\n').slice(paper.split('\n').findIndex((l) => l.startsWith('Model ')) + 1).filter((l) => l !== '').map((l) => l.split(/ {2,}/)[0]!);
+    expect(models.length).toBeGreaterThan(10);
+    for (const format of ['table', 'md']) {
+      const r = await runCli(['compare', join(root, 'good'), '--paper', '--format', format]);
+      expect(r.code).toBe(0);
+      for (const m of models) expect(cells(r.out, m), `${format}: ${m}`).toEqual(cells(paper, m));
+    }
+    // the "Published results (paper)" table under a comparison: its paper line too
+    const dir = join(root, 'e5', 'e5', 'none');
+    mkdirSync(dir, { recursive: true });
+    const m = { 'NDCG@5': 0.513, 'NDCG@10': 0.5341, 'Recall@10': 0.6055, 'Completeness@10': 0.4545 };
+    writeFileSync(join(dir, 'per-query.jsonl'), ['q1', 'q2', 'q3'].map((id) => JSON.stringify({ id, metrics: m, gold: ['s1'], retrieved: ['s1'] })).join('\n') + '\n');
+    writeFileSync(join(dir, 'metrics.json'), JSON.stringify({ experiment: 'e5', retriever: 'e5', reranker: 'none', metrics: m, paper: { release: 'v1.1', table: 'v1.1-embedding', row: 'e5-large-v2', units: 'percent' } }));
+    for (const format of ['table', 'md']) {
+      const r = await runCli(['compare', join(root, 'good', 'bm25', 'none'), dir, '--iterations', '100', '--format', format]);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const line = r.out.split('\n').find((l) => /(^|[\s|])paper[\s|]/.test(l) && l.includes('53.41'))!;
+      expect(line, format).toBeDefined();
+      expect(line.split(/[\s|]+/).filter((c) => c !== '').slice(-4), format).toEqual(['51.30', '53.41', '60.55', '45.45']);
+      expect(r.out.split('\n').find((l) => /(^|[\s|])paper[\s|]/.test(l) && l.includes('49.31'))!.split(/[\s|]+/).filter((c) => c !== '').slice(-4)).toEqual(['49.31', '51.69', '59.41', '44.56']);
+    }
+  });
+
   it('--check exits 1 on a FAIL verdict, 0 otherwise; tolerances are configurable', async () => {
     expect((await runCli(['compare', join(root, 'good'), '--paper', '--check'])).code).toBe(0);
     const bad = await runCli(['compare', join(root, 'bad'), '--check', '--iterations', '100']);

@@ -11,7 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserError } from '../src/core/errors.js';
 import { downloadResumable } from '../src/data/download.js';
+import { runCli } from './helpers/cli.js';
 import { dataFetchCommand } from '../src/commands/data.js';
 import type { SkillretRelease } from '../src/data/hub.js';
 
@@ -138,6 +140,58 @@ describe('downloadResumable', () => {
     );
     expect(existsSync(target) || existsSync(`${target}.part`)).toBe(false);
     expect(await downloadResumable({ url: `${base}/missing`, target: join(root, 'm'), origin: base, token: undefined, fetchFn: fetch, sleep: noWait })).toEqual({ kind: 'status', status: 404 });
+  });
+});
+
+/** A fetch that fails as Node's (undici's) does when getaddrinfo fails: TypeError('fetch failed') caused by the DNS error. */
+function failingFetch(code: string, calls: string[]): typeof fetch {
+  return async (input) => {
+    const url = new URL(String(input));
+    calls.push(url.href);
+    const cause = Object.assign(new Error(`getaddrinfo ${code} ${url.hostname}`), { code, errno: -3008, syscall: 'getaddrinfo', hostname: url.hostname });
+    throw new TypeError('fetch failed', { cause });
+  };
+}
+
+describe('a DNS failure is not retried; transient failures still are', () => {
+  it.each([
+    ['ENOTFOUND', 'does not resolve (DNS ENOTFOUND)'],
+    ['EAI_AGAIN', 'could not be resolved (DNS EAI_AGAIN: no name server answered; offline?)'],
+  ])('%s: fails at once, in one line naming the host', async (code, what) => {
+    const calls: string[] = [];
+    const waits: number[] = [];
+    const target = join(root, `dns-${code}.jsonl`);
+    const url = 'https://hub.nonexistent.invalid/datasets/x/resolve/abc/data/skills/test.jsonl';
+    const err = await downloadResumable({ url, target, origin: 'https://hub.nonexistent.invalid', token: undefined, fetchFn: failingFetch(code, calls), sleep: async (ms) => void waits.push(ms) }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as Error).message).toBe(`${url}: host hub.nonexistent.invalid ${what}; check the host name and the network (not retried)`);
+    expect(calls).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('ECONNRESET is still retried (5 times by default), then fails naming the attempts', async () => {
+    const calls: string[] = [];
+    const waits: number[] = [];
+    const reset: typeof fetch = async (input) => {
+      calls.push(String(input));
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }) });
+    };
+    const err = await downloadResumable({ url: `${base}/reset.jsonl`, target: join(root, 'reset.jsonl'), origin: base, token: undefined, fetchFn: reset, sleep: async (ms) => void waits.push(ms) }).catch((e: Error) => e.message);
+    expect(err).toMatch(/download failed after 6 attempts \(fetch failed: read ECONNRESET\)/);
+    expect(calls).toHaveLength(6);
+    expect(waits).toEqual([1000, 2000, 4000, 8000, 16000]);
+  });
+
+  it('data fetch with an endpoint whose host does not resolve: one line, exit 2, no retry (real fetch, no network needed)', async () => {
+    const t0 = performance.now();
+    const r = await runCli(['data', 'fetch', '--version', 'v1.1', '--endpoint', 'http://nonexistent.invalid', '--cache-dir', join(root, 'dns-cache')]);
+    const seconds = (performance.now() - t0) / 1000;
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    const lines = r.err.trim().split('\n').filter((l) => l.startsWith('skillret-eval: '));
+    expect(lines).toEqual([expect.stringMatching(/^skillret-eval: http:\/\/nonexistent\.invalid\/datasets\/\S+: host nonexistent\.invalid (does not resolve|could not be resolved) \(DNS (ENOTFOUND|EAI_AGAIN)[^)]*\); check the host name and the network \(not retried\)$/)]);
+    expect(r.err).not.toContain('retry');
+    expect(seconds).toBeLessThan(20); // five retries wait 1 + 2 + 4 + 8 + 16 = 31 s
   });
 });
 

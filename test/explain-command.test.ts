@@ -50,7 +50,11 @@ describe('explain (BM25, hand-built corpus)', () => {
     const r = await runCli(['explain', join(dir, 'out'), '--run', 'bm25/none', '-q']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/1 queries \(all queries\), 1 \(query, gold skill\) pairs/);
+    // the kind is not repeated when the retriever's id is its kind (was "bm25 bm25"); 1 query, 1 pair (was "1 queries", "1 pairs")
+    expect(r.out).toMatch(/^explain bm25\/none: 1 query \(all queries\), 1 \(query, gold skill\) pair\nscorer: bm25 \(k1=1\.5, b=0\.75\) over the corpus\n/);
+    expect(r.out).toMatch(/^ {2}all: .*\(1 pair\)$/m);
+    expect(r.out).not.toMatch(/\b([A-Za-z][\w-]*) \1\b/);
+    expect(r.out).not.toMatch(/\b1 (queries|pairs)\b/);
     const lines = readFileSync(join(dir, 'out/bm25/none/explain.jsonl'), 'utf8').trim().split('\n');
     expect(lines).toHaveLength(1);
     const x = JSON.parse(lines[0]!);
@@ -81,7 +85,7 @@ describe('explain (BM25, hand-built corpus)', () => {
       { variant: 'without_body', score: withoutBody, rank: 1, score_drop: S0 - withoutBody },
     ]);
     const summary = JSON.parse(readFileSync(join(dir, 'out/bm25/none/explain.json'), 'utf8'));
-    expect(summary).toMatchObject({ run: 'bm25/none', queries: 1, gold_pairs: 1, scored_texts: 3 + 6 });
+    expect(summary).toMatchObject({ run: 'bm25/none', scorer: 'bm25 (k1=1.5, b=0.75) over the corpus', queries: 1, gold_pairs: 1, scored_texts: 3 + 6 });
     expect(summary.concentration.top2.mean).toBe(1);
     // The HTML report of the folder shows the highlighted sentences once explain.jsonl exists.
     const rep = await runCli(['report', join(dir, 'out')]);

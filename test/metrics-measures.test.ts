@@ -28,7 +28,7 @@ describe('measureKey / parseMeasure', () => {
     expect(measureKey(parseMeasure(s))).toBe(key);
   });
 
-  it.each(['', 'NDCG', 'NDCG@', 'NDCG@0', 'NDCG@-1', 'NDCG@1.5', 'NDCG@x', 'foo@5', '@5', 'NDCG@99999999', 'recip_rank'])(
+  it.each(['', 'NDCG', 'NDCG@', 'NDCG@0', 'NDCG@-1', 'NDCG@1.5', 'NDCG@x', 'foo@5', '@5', 'NDCG@99999999', 'mrr', 'recip'])(
     'rejects %j with a UserError',
     (s) => {
       expect(() => parseMeasure(s)).toThrow(UserError);
@@ -36,7 +36,13 @@ describe('measureKey / parseMeasure', () => {
   );
 
   it('says a bare name needs a cutoff', () => {
-    expect(() => parseMeasure('ndcg')).toThrow(/needs a cutoff, e\.g\. NDCG@10/);
+    expect(() => parseMeasure('ndcg')).toThrow(/needs a cutoff, e\.g\. NDCG@10$/);
+    expect(() => parseMeasure('MRR')).toThrow(/needs a cutoff, e\.g\. MRR@10 \(or recip_rank: the whole ranking, as trec_eval\)$/);
+  });
+
+  it('recip_rank alone: MRR over the whole ranking (trec_eval), keyed recip_rank (test/score-recip-rank.test.ts)', () => {
+    expect(parseMeasure('recip_rank')).toEqual({ name: 'MRR', k: Number.POSITIVE_INFINITY });
+    expect(measureKey(parseMeasure('recip_rank'))).toBe('recip_rank');
   });
 
   it('parseMeasures keeps order and drops repeats', () => {

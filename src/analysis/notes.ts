@@ -5,6 +5,7 @@
  * Decided here, once; renderers format each note, escaping its untrusted parts for their medium.
  */
 import type { ExperimentResult } from '../pipeline/experiment.js';
+import { plural } from '../util/plural.js';
 
 /** Text from the data or the user (ids, model warnings): every renderer escapes it. */
 export interface Untrusted {
@@ -16,9 +17,6 @@ export type Text = readonly (string | Untrusted)[];
 
 const u = (s: string): Untrusted => ({ untrusted: s });
 
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 export function experimentNotes(res: ExperimentResult): Text[] {
   const { dataset } = res;

@@ -17,8 +17,7 @@
  *   `commonQueries` (then compared on the queries they share).
  * - Every option is checked here, before anything is read, exactly as the CLI checks its flags.
  */
-import { existsSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UserError, where } from '../core/errors.js';
 import { compareBySlice, type SliceComparison } from '../analysis/slice-comparison.js';
 import { readExplorerFiles, type QueryInfo, type SkillInfo } from '../formats/explorer-files.js';

@@ -23,10 +23,11 @@ import { TERMINAL } from '../report/medium.js';
 import { escapeControl } from '../util/terminal-text.js';
 import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
-import { preflight } from '../pipeline/preflight.js';
+import { checkDatasetPath, preflight } from '../pipeline/preflight.js';
 import { acquireLock } from '../util/folder-lock.js';
 import { lockPathFor, recoverFolder, StagedFolder } from '../util/staged-folder.js';
 import { fsErrorText } from '../util/dirs.js';
+import { plural } from '../util/plural.js';
 
 export interface RunExperimentOptions {
   /** Cache root (default: the config's `cache_dir`, else $SKILLRET_CACHE_DIR, else the default cache folder). */
@@ -94,6 +95,7 @@ interface Settings {
 function settings(config: Config | string, o: RunExperimentOptions): Settings {
   if (o.cacheDir !== undefined && o.cacheDir.trim() === '') throw new UserError('--cache-dir: empty path (it would make the current folder the cache root)');
   const c = typeof config === 'string' ? loadConfig(config) : config;
+  checkDatasetPath(c);
   const cacheDir = o.cacheDir ?? c.cache_dir ?? defaultCacheDir();
   // An installed package folder may be read-only and is shared: never write results or caches into it.
   for (const [what, dir] of [['output', c.output], ['cache_dir', cacheDir]] as const) {
@@ -153,7 +155,7 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
   if (!s.useCache && o.cacheDir !== undefined) ctx.log(`note: --cache-dir ${o.cacheDir} is not used: --no-cache reads and writes no cache`);
   const largestK = Math.max(...s.config.k);
   for (const r of s.config.retrievers) {
-    if (r.top_k < largestK) ctx.log(`warning: retrievers.${r.id}.top_k ${r.top_k} is below the largest k ${largestK}: @${largestK} metrics see only ${r.top_k} documents per query`);
+    if (r.top_k < largestK) ctx.log(`warning: retrievers.${r.id}.top_k ${r.top_k} is below the largest k ${largestK}: @${largestK} metrics see only ${plural(r.top_k, 'document')} per query`);
   }
   const out = s.config.output;
   const lockFile = lockPathFor(out);

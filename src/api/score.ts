@@ -19,7 +19,7 @@ export interface ScoreRunOptions {
   run: string;
   /** Cutoffs of the default measures (NDCG, Recall, Completeness, MAP, Precision, MRR); default 5, 10, 15. Ignored when `measures` is given. */
   k?: readonly number[];
-  /** Explicit measures in output order, e.g. `['NDCG@10', 'Recall@20']` (trec_eval names like `ndcg_cut_10` work too). */
+  /** Explicit measures in output order, e.g. `['NDCG@10', 'Recall@20']` (trec_eval names like `ndcg_cut_10` work too; `recip_rank`: MRR over the whole ranking, key `recip_rank`). */
   measures?: readonly string[];
   /** Split of a dataset folder and of an official result file's `retrieval` (default `test`). */
   split?: string;

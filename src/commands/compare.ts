@@ -17,6 +17,7 @@ import { renderPublishedTables, renderVerdicts } from '../report/systems/paper.j
 import { renderSliceComparison } from '../report/systems/slices.js';
 import type { SystemsComparison } from '../significance/systems.js';
 import { writeFileAtomic } from '../util/atomic.js';
+import { plural } from '../util/plural.js';
 
 export const FORMATS = ['table', 'md', 'latex', 'csv', 'json'] as const;
 export type CompareFormat = (typeof FORMATS)[number];
@@ -91,7 +92,7 @@ export async function compareWithCheck(o: CompareCommandOptions): Promise<{ text
     if (check && c.paper.runs.length === 0) throw new UserError('--check: no compared run has a published counterpart (a `paper` block in its metrics.json)');
     failures = countFails(c.paper.runs.flatMap((v) => v.cells));
     text = renderComparison(c, format);
-    summary = `${c.rows.length} runs, ${c.queries} queries${c.slices ? `, ${c.slices.groups.length} ${c.slices.slice} groups` : ''}`;
+    summary = `${plural(c.rows.length, 'run')}, ${plural(c.queries, 'query', 'queries')}${c.slices ? `, ${plural(c.slices.groups.length, `${c.slices.slice} group`)}` : ''}`;
   }
   const failed = check ? failures : 0;
   if (out === undefined) return { text, failures: failed };

@@ -11,7 +11,7 @@
  */
 import { closest } from 'fastest-levenshtein';
 import { UserError } from '../core/errors.js';
-import { formatFixed } from '../metrics/round.js';
+import { publishedPct } from '../report/cells.js';
 import { columnDecimals, paperResults, paperTables, PAPER_SPLITS, type PaperSplit, type PaperTable } from '../paper/results.js';
 
 export interface PaperOptions {
@@ -37,7 +37,7 @@ export function formatPaperTable(t: PaperTable): string {
   const perRowFirstStage = t.rows.some((r) => r.first_stage !== undefined);
   const label = (r: PaperTable['rows'][number]) => (r.first_stage ? `${r.model} over ${r.first_stage.model}` : r.model);
   const decimals = t.columns.map((c) => columnDecimals(t, c));
-  const cells = t.rows.map((r) => t.columns.map((c, j) => (r.values[c] === undefined ? '–' : formatFixed(r.values[c]!, decimals[j]!))));
+  const cells = t.rows.map((r) => t.columns.map((c, j) => publishedPct(r.values[c], decimals[j]!)));
   const head = [perRowFirstStage ? 'Reranker over first stage' : 'Model', ...t.columns];
   const body = t.rows.map((r, i) => [label(r), ...cells[i]!]);
   const widths = head.map((h, j) => Math.max([...h].length, ...body.map((row) => [...row[j]!].length)));

@@ -4,11 +4,12 @@
  * `<folder>/report.html`; otherwise --out is required. `run` writes it too (report/html/write.ts).
  */
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { writeHtmlReport } from '../api/report.js';
 import { checkOutFile } from '../util/out-file.js';
 import { checkCompareOptions, type CompareOptions } from '../api/compare.js';
+import { plural } from '../util/plural.js';
 
 export interface ReportCommandOptions extends Pick<CompareOptions, 'test' | 'correction' | 'alpha' | 'seed' | 'iterations' | 'commonQueries'> {
   paths: string[];
@@ -27,5 +28,5 @@ export async function reportCommand(o: ReportCommandOptions): Promise<string> {
   }
   checkOutFile(out, { inputs: o.paths, allowed: ['report.html'] });
   const n = await writeHtmlReport(o.paths, out, { test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, commonQueries: o.commonQueries === true });
-  return `wrote ${out} (${n.runs} runs, ${n.queries} queries)\n`;
+  return `wrote ${out} (${plural(n.runs, 'run')}, ${plural(n.queries, 'query', 'queries')})\n`;
 }

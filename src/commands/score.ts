@@ -88,7 +88,7 @@ export function scoreTable(e: Evaluation, extraNoRelevant: readonly string[] = [
   lines.push(
     `queries: ${c.evaluated} evaluated (of ${c.qrelsQueries + extraNoRelevant.length} in qrels); ` +
       `missing from run ${c.missingFromRun.length}; not in qrels ${c.notInQrels.length}; ` +
-      `empty rankings ${c.emptyRankings}; no relevant judgement ${noRelevant.length}; more gold than k: ${gold}`,
+      `empty rankings ${c.emptyRankings}; no relevant judgement ${noRelevant.length}${gold !== '' ? `; more gold than k: ${gold}` : ''}`,
   );
   if (c.missingFromRun.length > 0) {
     lines.push(`note: queries missing from the run are skipped, not scored 0: ${examples(c.missingFromRun)}`);

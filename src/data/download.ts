@@ -3,7 +3,9 @@
  * becomes `<target>` only after its size and SHA-256 check out.
  *
  * - A dropped connection, a timeout (no data for `idleTimeoutMs`), HTTP 408/429/5xx are retried
- *   with exponential backoff (`retries` times, Retry-After honoured up to the cap). Each retry asks
+ *   with exponential backoff (`retries` times, Retry-After honoured up to the cap). A host name that
+ *   does not resolve (DNS ENOTFOUND, or EAI_AGAIN: no name server answered) fails at once in one line
+ *   naming the host: that is not transient. Each retry asks
  *   for the rest only (`Range: bytes=<have>-`), with `If-Range` set to the ETag (or Last-Modified)
  *   the partial file came from, so a file changed on the server restarts from zero instead of
  *   splicing two versions. A 206 answer is checked (start offset, total size, ETag) before a byte is
@@ -22,6 +24,7 @@ import { makeDirs } from '../util/dirs.js';
 import { acquireLock } from '../util/folder-lock.js';
 import { sha256File } from '../util/hash.js';
 import { maskSecrets } from '../util/secrets.js';
+import { plural } from '../util/plural.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (default 5). */
@@ -201,9 +204,18 @@ export async function downloadResumable(o: DownloadOptions): Promise<DownloadRes
         break;
       } catch (e) {
         if (e instanceof UserError) throw new UserError(safe(e.message));
+        const dns = e instanceof Retryable ? undefined : dnsFailure(e);
+        if (dns !== undefined) {
+          const kept = sizeOf(part);
+          const what = dns.code === 'ENOTFOUND' ? 'does not resolve (DNS ENOTFOUND)' : 'could not be resolved (DNS EAI_AGAIN: no name server answered; offline?)';
+          throw new UserError(
+            `${where(safe(o.url))}host ${safe(dns.host ?? new URL(o.url).hostname)} ${what}; check the host name and the network (not retried)` +
+              (kept > 0 ? `; the ${kept} bytes received before are kept in ${part}` : ''),
+          );
+        }
         if (!(e instanceof Retryable)) lastProblem = safe(networkReason(e));
         if (attempt === policy.retries) {
-          throw new UserError(`${where(safe(o.url))}download failed after ${policy.retries + 1} attempts (${lastProblem}); the ${sizeOf(part)} bytes received are kept in ${part} and the next run resumes there`);
+          throw new UserError(`${where(safe(o.url))}download failed after ${plural(policy.retries + 1, 'attempt')} (${lastProblem}); the ${sizeOf(part)} bytes received are kept in ${part} and the next run resumes there`);
         }
       }
     }
@@ -225,6 +237,23 @@ export async function downloadResumable(o: DownloadOptions): Promise<DownloadRes
   } finally {
     lock.release();
   }
+}
+
+/**
+ * The DNS failure behind a fetch error, if that is what it is: getaddrinfo's ENOTFOUND (the name
+ * does not exist) or EAI_AGAIN (no name server answered: typically no network). Neither is retried:
+ * a name that does not resolve will not resolve in 31 s either, and without a name server every
+ * retry fails the same way. (Node's fetch throws TypeError('fetch failed') with the DNS error as its
+ * `cause`; the chain is searched a few levels deep.)
+ */
+function dnsFailure(e: unknown): { code: 'ENOTFOUND' | 'EAI_AGAIN'; host: string | undefined } | undefined {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 5 && cur !== null && typeof cur === 'object'; depth++) {
+    const x = cur as { code?: unknown; hostname?: unknown; cause?: unknown };
+    if (x.code === 'ENOTFOUND' || x.code === 'EAI_AGAIN') return { code: x.code, host: typeof x.hostname === 'string' ? x.hostname : undefined };
+    cur = x.cause;
+  }
+  return undefined;
 }
 
 function networkReason(e: unknown): string {

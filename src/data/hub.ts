@@ -5,7 +5,7 @@
  *
  * - The revision must be pinned: a 40-hex commit or a tag; branch heads (main, master, HEAD) are refused.
  * - Files are downloaded by `downloadResumable` (download.ts): retried with backoff on dropped
- *   connections, timeouts and 5xx, resumed with HTTP Range into `<file>.part` (checked against the
+ *   connections, timeouts and 5xx (a host that does not resolve fails at once), resumed with HTTP Range into `<file>.part` (checked against the
  *   server's ETag and size), SHA-256 checked, then renamed into place; a mismatching download leaves
  *   nothing in place. A file already in place (and matching its expected SHA-256, if given) is not
  *   fetched again.

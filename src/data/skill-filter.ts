@@ -7,6 +7,7 @@
 import { MAX_ID_FILE_BYTES, readBoundedSync } from '../util/files.js';
 import { UserError } from '../core/errors.js';
 import type { Skill } from '../core/types.js';
+import { plural } from '../util/plural.js';
 
 export type SkillFilter =
   | { kind: 'ids'; ids: ReadonlySet<string>; file: string }
@@ -36,13 +37,13 @@ export function applySkillFilter(skills: readonly Skill[], f: SkillFilter): { sk
         };
   const out = skills.filter(keep);
   if (out.length === 0) {
-    const what = f.kind === 'ids' ? `none of the ${f.ids.size} ids of ${f.file}` : `no skill with ${f.field} in [${f.values.map((v) => JSON.stringify(v)).join(', ')}]`;
+    const what = f.kind === 'ids' ? `none of the ${plural(f.ids.size, 'id')} of ${f.file}` : `no skill with ${f.field} in [${f.values.map((v) => JSON.stringify(v)).join(', ')}]`;
     throw new UserError(`dataset.skill_filter: ${what} is in the corpus; the filtered corpus would be empty`);
   }
   if (f.kind === 'ids') {
     const known = new Set(skills.map((s) => s.id));
     const unknown = [...f.ids].filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new UserError(`${f.file}: ${unknown.length} id(s) not in the corpus, e.g. ${JSON.stringify(unknown[0])}`);
+    if (unknown.length > 0) throw new UserError(`${f.file}: ${plural(unknown.length, 'id')} not in the corpus, e.g. ${JSON.stringify(unknown[0])}`);
   }
   return { skills: out, removed: skills.length - out.length };
 }

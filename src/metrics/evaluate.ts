@@ -17,6 +17,7 @@
  *   drop it silently) and reported in `counts.queryIdAsDoc` so it is never silent (docs/protocol.md §7 rule 9).
  */
 import { UserError } from '../core/errors.js';
+import { plural } from '../util/plural.js';
 import type { Qrels, Run } from '../core/types.js';
 import { completeness } from './completeness.js';
 import { averagePrecision } from './map.js';
@@ -52,7 +53,7 @@ export interface EvaluationCounts {
   emptyRankings: number;
   /** Evaluated qrels queries with no grade >= 1, in qrels order (they score 0, as in trec_eval). */
   noRelevant: string[];
-  /** For each cutoff k used (as a string, ascending): evaluated queries with more relevant documents than k. */
+  /** For each cutoff k used (as a string, ascending; recip_rank has none): evaluated queries with more relevant documents than k. */
   moreGoldThanK: Record<string, number>;
   /** Evaluated queries whose ranking contains a doc id equal to the query id (scored normally). */
   queryIdAsDoc: string[];
@@ -138,7 +139,8 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
   const keys = measures.map(measureKey);
   const fns: MeasureFn[] = measures.map((m) => MEASURE_FNS[m.name]);
   const cutoffs = measures.map((m) => m.k);
-  const ks = [...new Set(cutoffs)].sort((a, b) => a - b);
+  // the cutoffs `moreGoldThanK` counts for (recip_rank has none)
+  const ks = [...new Set(cutoffs)].filter((k) => Number.isFinite(k)).sort((a, b) => a - b);
   const moreGold = new Int32Array(ks.length);
   const nm = measures.length;
 
@@ -187,7 +189,7 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
 
   if (evaluated.length === 0) {
     throw new UserError(
-      `no query is both in the run (${run.qids.length} queries) and in the qrels (${qrels.qids.length} queries): wrong split or files?`,
+      `no query is both in the run (${plural(run.qids.length, 'query', 'queries')}) and in the qrels (${plural(qrels.qids.length, 'query', 'queries')}): wrong split or files?`,
     );
   }
   const means = meansInTrecOrder(evaluated, nm, (i, j) => values[i * nm + j]!);

@@ -7,17 +7,37 @@ import { UserError } from '../core/errors.js';
 
 export type MeasureName = 'NDCG' | 'MAP' | 'Recall' | 'Precision' | 'Completeness' | 'MRR';
 
-/** One measure: a name and the rank cutoff k (only the top k of the ranking count). */
+/**
+ * One measure: a name and the rank cutoff k (only the top k of the ranking count). `k` is
+ * `Infinity` for trec_eval's `recip_rank`: MRR over the whole ranking, no cutoff (`UNCUT`).
+ */
 export interface Measure {
   readonly name: MeasureName;
   readonly k: number;
 }
 
+/** The cutoff of a measure over the whole ranking (trec_eval's `recip_rank`). */
+export const UNCUT = Number.POSITIVE_INFINITY;
+
+/**
+ * trec_eval measures given without a cutoff that are accepted as such: `recip_rank`, the reciprocal
+ * rank of the first relevant document anywhere in the ranking (m_recip_rank.c), keyed by its
+ * trec_eval name. (Other trec_eval names are accepted with a cutoff only: `ndcg_cut_10`, `P_5`, ….)
+ */
+const UNCUT_MEASURES: ReadonlyMap<string, MeasureName> = new Map<string, MeasureName>([['recip_rank', 'MRR']]);
+
 /** All measure names, in the official key order (MRR last: it is not part of the official dict). */
 export const MEASURE_NAMES: readonly MeasureName[] = ['NDCG', 'MAP', 'Recall', 'Precision', 'Completeness', 'MRR'];
 
-/** Canonical key of a measure: `NDCG@10`, `MAP@5`, `Recall@15`, `Precision@5`, `Completeness@10`, `MRR@10`. */
+/**
+ * Canonical key of a measure: `NDCG@10`, `MAP@5`, `Recall@15`, `Precision@5`, `Completeness@10`,
+ * `MRR@10`; `recip_rank` for MRR without a cutoff.
+ */
 export function measureKey(m: Measure): string {
+  if (m.k === UNCUT) {
+    for (const [key, name] of UNCUT_MEASURES) if (name === m.name) return key;
+    throw new Error(`measureKey: ${m.name} has no uncut form`);
+  }
   return `${m.name}@${m.k}`;
 }
 
@@ -57,16 +77,22 @@ export function checkK(k: number, what: string): number {
 /**
  * Parses a measure spelling: `<name><sep><k>` with sep one of `@`, `_`, `.`, name case-insensitive
  * from the alias table. Examples: "NDCG@10", "nDCG@5", "ndcg_cut_5", "ndcg_cut.5", "P@5", "P_5",
- * "recall_5", "map_cut_5", "Comp@5", "MRR@10", "recip_rank@10". A cutoff is required.
+ * "recall_5", "map_cut_5", "Comp@5", "MRR@10", "recip_rank@10". A cutoff is required, except for
+ * trec_eval's "recip_rank" alone: MRR over the whole ranking (k = UNCUT, key `recip_rank`).
  * Throws UserError on anything else.
  */
 export function parseMeasure(s: string): Measure {
   const t = s.trim();
+  const uncut = UNCUT_MEASURES.get(t.toLowerCase());
+  if (uncut !== undefined) return { name: uncut, k: UNCUT };
   const m = /^([A-Za-z][A-Za-z_]*?)[@._]([0-9]+)$/.exec(t);
   const shown = JSON.stringify(s);
   if (!m) {
     const bare = ALIASES.get(t.toLowerCase());
-    if (bare !== undefined) throw new UserError(`measure ${shown}: needs a cutoff, e.g. ${bare}@10`);
+    if (bare !== undefined) {
+      const whole = [...UNCUT_MEASURES].find(([, name]) => name === bare)?.[0];
+      throw new UserError(`measure ${shown}: needs a cutoff, e.g. ${bare}@10${whole !== undefined ? ` (or ${whole}: the whole ranking, as trec_eval)` : ''}`);
+    }
     throw new UserError(`measure ${shown}: expected NAME@K with NAME one of ${MEASURE_NAMES.join(', ')} (e.g. NDCG@10)`);
   }
   const name = ALIASES.get(m[1]!.toLowerCase());

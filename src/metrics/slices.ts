@@ -18,6 +18,7 @@
  */
 import type { Qrels } from '../core/types.js';
 import { breakdownByMany, queryCategories, queryCategoriesAll, UNLABELLED, type GroupStats } from './breakdown.js';
+import { plural } from '../util/plural.js';
 
 export type CategoryRule = 'each_gold' | 'primary_gold';
 export const CATEGORY_RULES: readonly CategoryRule[] = ['each_gold', 'primary_gold'];
@@ -129,7 +130,7 @@ export function querySlices(data: SliceData, evaluated: Iterable<string>, rule: 
     out.push({
       name: 'length',
       overlapping: false,
-      note: `Query length in words (runs of non-whitespace), tertiles of the ${queries.length} evaluated queries: boundaries ${b[0]} and ${b[1]} words.`,
+      note: `Query length in words (runs of non-whitespace), tertiles of the ${plural(queries.length, 'evaluated query', 'evaluated queries')}: boundaries ${b[0]} and ${b[1]} words.`,
       groupsOf: (q) => [lengthGroup(words.get(q) ?? 0, b)],
       order: [...new Set(order)],
       boundaries: b,

@@ -30,6 +30,7 @@ import { CorpusTokenCounts, TokenCountCache } from '../injection/token-cache.js'
 import { SkillTokenCounts } from '../injection/skill-tokens.js';
 import { strategyBaseline, type StrategyBaseline } from './strategy-pairs.js';
 import { faultPoint } from '../util/fault.js';
+import { plural } from '../util/plural.js';
 
 export interface StageRecord {
   kind: 'retrieval' | 'rerank';
@@ -156,11 +157,11 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   mark('load_dataset', t());
   faultPoint('loading');
   ctx.log(
-    `dataset: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold` +
+    `dataset: ${plural(dataset.skills.length, 'skill')}, ${plural(dataset.queries.length, 'query', 'queries')} with gold` +
       (dataset.stats.queriesWithoutGold.length ? `, ${dataset.stats.queriesWithoutGold.length} without gold skipped` : '') +
-      (dataset.stats.droppedGoldPairs ? `, ${dataset.stats.droppedGoldPairs} gold pairs dropped (not in corpus)` : '') +
-      (dataset.stats.skillsFilteredOut ? `, ${dataset.stats.skillsFilteredOut} skills outside skill_filter` : '') +
-      (dataset.stats.goldDisagreement?.length ? `; qrels and skill_ids disagree on ${dataset.stats.goldDisagreement.length} queries` : ''),
+      (dataset.stats.droppedGoldPairs ? `, ${plural(dataset.stats.droppedGoldPairs, 'gold pair')} dropped (not in corpus)` : '') +
+      (dataset.stats.skillsFilteredOut ? `, ${plural(dataset.stats.skillsFilteredOut, 'skill')} outside skill_filter` : '') +
+      (dataset.stats.goldDisagreement?.length ? `; qrels and skill_ids disagree on ${plural(dataset.stats.goldDisagreement.length, 'query', 'queries')}` : ''),
   );
 
   t = stopwatch();
@@ -259,7 +260,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
         { name: 'Completeness', k: rr.depth },
       ];
       const ceiling = evaluate(dataset.qrels, pooled, ceilingMeasures).aggregate;
-      ctx.log(`on/off significance: ${r.id}/${rr.id} vs ${r.id}/none (${config.stats.iterations} iterations × ${keys.length} metrics)`);
+      ctx.log(`on/off significance: ${r.id}/${rr.id} vs ${r.id}/none (${plural(config.stats.iterations, 'iteration')} × ${plural(keys.length, 'metric')})`);
       t = stopwatch();
       const attr = attribution(baseEval.get(r.id)!.perQuery, evaluation.perQuery, keys, {
         seed: config.stats.seed,

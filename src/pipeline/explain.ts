@@ -45,6 +45,16 @@ import { strategyOf } from './query-strategy.js';
 
 export const DEFAULT_MAX_QUERIES = 200;
 
+/**
+ * A stage as the scorer line names it, `<kind> <id> (<detail>)`, without saying a word twice: the id
+ * is left out when it is the kind (`bm25 (k1=1.5, b=0.75)`, not `bm25 bm25 (…)`), the detail when it
+ * is the id or the kind (`reranker ce (cross-encoder)`, but `reranker cross-encoder`).
+ */
+function named(kind: string, id: string, detail: string): string {
+  const words = id === kind ? kind : `${kind} ${id}`;
+  return detail === id || detail === kind ? words : `${words} (${detail})`;
+}
+
 export interface ExplainSelection {
   queries?: string[];
   failed?: boolean;
@@ -187,7 +197,7 @@ export async function explainRun(
     const pool = await readRunFile(join(runDir, 'run.trec'));
     const reranker = await rerankerKind(rr.type).load(ctx, rr, configDir);
     const before = reranker.stats?.();
-    scorerName = `reranker ${rr.id} (${rr.type}) over the pool of ${retrieverId}`;
+    scorerName = `${named('reranker', rr.id, rr.type)} over the pool of ${retrieverId}`;
     const docText = new Map(docs.map((d) => [d.id, d.text]));
     scorer = {
       async scoreTexts(qid, texts) {
@@ -209,7 +219,7 @@ export async function explainRun(
     dispose = async () => reranker.dispose?.();
   } else if (r.type === 'bm25') {
     const index = loadBm25Index(ctx, docs.map((d) => d.text), r.k1, r.b);
-    scorerName = `bm25 ${r.id} (k1=${r.k1}, b=${r.b}) over the corpus`;
+    scorerName = `${named('bm25', r.id, `k1=${r.k1}, b=${r.b}`)} over the corpus`;
     scorer = {
       async scoreTexts(_qid, texts) {
         scoredTexts += texts.length;
@@ -226,7 +236,7 @@ export async function explainRun(
       { ...denseSpec(r, configDir), index: { type: 'exact' } },
       docs,
     );
-    scorerName = `dense ${r.id} (${r.model}) over the corpus, exact inner product`;
+    scorerName = `${named('dense', r.id, r.model)} over the corpus, exact inner product`;
     const base = dense.encoded();
     scorer = {
       async scoreTexts(_qid, texts) {

@@ -58,6 +58,29 @@ function usesBundled(config: Config, name: string): boolean {
   return config.retrievers.some((r) => r.type === 'dense' && r.model === name) || config.rerankers.some((r) => 'model' in r && r.model === name);
 }
 
+/**
+ * A local dataset (`dataset.path`) must be a folder: otherwise one line naming the config file, the
+ * key, the missing folder (resolved against the config's folder, as every relative path of a config)
+ * and how to get data. Checked by `run` and `run --dry-run` before anything else.
+ */
+export function checkDatasetPath(config: Config): void {
+  const path = config.dataset.path;
+  if (path === undefined) return;
+  let problem: string | null;
+  try {
+    problem = statSync(path).isDirectory() ? null : 'not a folder';
+  } catch (e) {
+    problem = (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'no such folder' : fsErrorText(e);
+  }
+  if (problem === null) return;
+  const split = config.dataset.split;
+  throw new UserError(
+    `${config.file}: dataset.path: ${path}: ${problem} (a relative path is resolved against the config's folder); ` +
+      `put the dataset there (skills/, queries/, qrels/ with ${split}.jsonl) or point dataset.path at it; ` +
+      '`skillret-eval data fetch --version v1.1` (or v1.0) downloads a pinned SkillRet test split into the cache and prints the dataset lines to use it',
+  );
+}
+
 /** Throws a one-line UserError for the first path the run could not write. */
 export function preflight(config: Config, o: PreflightOptions): void {
   const out = outputProblem(config.output);

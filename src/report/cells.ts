@@ -1,6 +1,6 @@
 /**
  * The one home of the cell formats every renderer prints (terminal, Markdown, LaTeX, CSV labels,
- * HTML): a mean as the official percentage, a signed difference, a p-value. Anything that is not a
+ * HTML): a mean as the official percentage, a signed difference, a p-value, a published value. Anything that is not a
  * number to show (undefined, NaN, ±Infinity) prints as "–" in all of them.
  */
 import { formatFixed, formatPercent, formatSignedPercent } from '../metrics/round.js';
@@ -13,3 +13,9 @@ export const signedPct = (x: number | undefined): string => (x === undefined || 
 
 /** A p-value to 4 decimals, "<0.0001" below that. */
 export const pval = (p: number | undefined): string => (p === undefined || Number.isNaN(p) ? '–' : p < 0.0001 ? '<0.0001' : formatFixed(p, 4));
+
+/**
+ * A published value (percent, as the paper gives it) with `decimals` decimals: its column's published
+ * decimals (`columnDecimals`), so 51.3 in a column published to 2 decimals prints 51.30, as `paper` prints it.
+ */
+export const publishedPct = (x: number | undefined, decimals: number): string => (x === undefined || !Number.isFinite(x) ? '–' : formatFixed(x, decimals));

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { ExplainResult } from '../pipeline/explain.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
 import { formatFixed } from '../metrics/round.js';
+import { plural } from '../util/plural.js';
 
 export function explainJsonl(x: ExplainResult): string {
   return x.explanations.map((e) => JSON.stringify(e)).join('\n') + (x.explanations.length ? '\n' : '');
@@ -41,12 +42,12 @@ const share = (v: number) => (Number.isFinite(v) ? formatFixed(v, 2) : '–');
 export function renderExplainText(x: ExplainResult, files: readonly string[]): string {
   const c = x.concentration;
   const lines = [
-    `explain ${x.retriever}/${x.reranker}: ${x.explanations.length} queries (${x.selection}${x.cost.truncatedTo !== undefined ? `, first ${x.cost.truncatedTo}` : ''}), ${c.pairs + c.without_signal} (query, gold skill) pairs`,
+    `explain ${x.retriever}/${x.reranker}: ${plural(x.explanations.length, 'query', 'queries')} (${x.selection}${x.cost.truncatedTo !== undefined ? `, first ${x.cost.truncatedTo}` : ''}), ${plural(c.pairs + c.without_signal, '(query, gold skill) pair')}`,
     `scorer: ${x.scorer}`,
     `concentration of sentence-erasure importance (share held by the top 1 / 2 / 3 sentences, mean over pairs):`,
-    `  all: ${share(c.top1.mean)} / ${share(c.top2.mean)} / ${share(c.top3.mean)} (${c.pairs} pairs${c.without_signal ? `; ${c.without_signal} with no positive importance left out` : ''})`,
-    ...c.by_length.filter((s) => s.pairs > 0).map((s) => `  ${s.slice}: ${share(s.top1)} / ${share(s.top2)} / ${share(s.top3)} (${s.pairs} pairs)`),
-    `cost: ${x.cost.scoredTexts} texts or pairs scored${x.cost.encodedTexts !== null ? `, ${x.cost.encodedTexts} encoded by the model (the rest from the cache)` : ''}${x.cost.modelPairs !== null ? `, ${x.cost.modelPairs} pairs through the model (the rest from the score cache)` : ''}, ${formatFixed(x.cost.seconds, 2)} s`,
+    `  all: ${share(c.top1.mean)} / ${share(c.top2.mean)} / ${share(c.top3.mean)} (${plural(c.pairs, 'pair')}${c.without_signal ? `; ${c.without_signal} with no positive importance left out` : ''})`,
+    ...c.by_length.filter((s) => s.pairs > 0).map((s) => `  ${s.slice}: ${share(s.top1)} / ${share(s.top2)} / ${share(s.top3)} (${plural(s.pairs, 'pair')})`),
+    `cost: ${plural(x.cost.scoredTexts, 'text or pair', 'texts or pairs')} scored${x.cost.encodedTexts !== null ? `, ${x.cost.encodedTexts} encoded by the model (the rest from the cache)` : ''}${x.cost.modelPairs !== null ? `, ${plural(x.cost.modelPairs, 'pair')} through the model (the rest from the score cache)` : ''}, ${formatFixed(x.cost.seconds, 2)} s`,
     ...files.map((f) => `wrote ${f}`),
   ];
   return lines.join('\n') + '\n';

@@ -8,6 +8,7 @@ import { formatFixed, formatPercent } from '../metrics/round.js';
 import type { PaperReport } from '../paper/published-vs-measured.js';
 import { describeTolerances } from '../metrics/verdict.js';
 import { MARKDOWN, type Medium } from './medium.js';
+import { publishedPct } from './cells.js';
 
 const signed = (x: number) => {
   const s = formatFixed(x === 0 ? 0 : x, 2);
@@ -37,7 +38,7 @@ export function renderPaperSection(report: PaperReport | undefined, measureOrder
     const cell = (f: (m: (typeof c.metrics)[number]) => string) => cols.map((k) => (by.has(k) ? f(by.get(k)!) : '–'));
     const over = c.firstStage !== undefined ? ` over ${md.esc(c.firstStage)}${c.depth !== undefined ? ` top ${c.depth}` : ''}` : '';
     rows.push([`${md.esc(c.retriever)} / ${md.esc(c.reranker)}`, `${md.esc(c.row)}${over} (${md.esc(c.table)})`, 'yours', ...cell((m) => formatPercent(m.yours))]);
-    rows.push(['', '', 'paper', ...cell((m) => formatFixed(m.published, m.decimals))]);
+    rows.push(['', '', 'paper', ...cell((m) => publishedPct(m.published, m.decimals))]);
     rows.push(['', '', 'Δ', ...cell((m) => signed(m.delta))]);
     rows.push(['', '', 'verdict', ...cell((m) => m.verdict)]);
   }

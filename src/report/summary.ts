@@ -20,6 +20,7 @@ import { renderSliceSection } from './breakdown.js';
 import { renderStrategySection, runName } from './strategies.js';
 import { renderOperatingPointsSection } from './operating-points.js';
 import { pct, pval, signedPct } from './cells.js';
+import { plural } from '../util/plural.js';
 
 
 function num(v: number | undefined, digits = 1): string {
@@ -46,9 +47,9 @@ export function renderSummary(report: Report, m: Medium = MARKDOWN): string {
   const out: string[] = [];
   out.push(`${m.h1(m.esc(config.name))}\n`);
   if (config.description) out.push(`${m.esc(config.description)}\n`);
-  const files = dataset.files.map((f) => `${f.role} ${f.records} records, sha256 ${f.sha256.slice(0, 12)}…`).join('; ');
+  const files = dataset.files.map((f) => `${f.role} ${plural(f.records, 'record')}, sha256 ${f.sha256.slice(0, 12)}…`).join('; ');
   out.push(
-    `Dataset ${m.esc(relative(config.output, dataset.dir) || '.')} (relative to this folder), split ${m.bold(m.esc(dataset.split))}: ${dataset.skills.length} skills, ${dataset.queries.length} queries with gold (${files}). Metrics follow trec_eval semantics (ties by doc id descending), ×100, 2 decimals.\n`,
+    `Dataset ${m.esc(relative(config.output, dataset.dir) || '.')} (relative to this folder), split ${m.bold(m.esc(dataset.split))}: ${plural(dataset.skills.length, 'skill')}, ${plural(dataset.queries.length, 'query', 'queries')} with gold (${files}). Metrics follow trec_eval semantics (ties by doc id descending), ×100, 2 decimals.\n`,
   );
 
   // Main table.

@@ -16,6 +16,7 @@ import { STYLE } from './style.js';
 import { explainSectionHtml } from './insight.js';
 import { budgetCurveSpec, thresholdCurveSpec, topKCurveSpec } from './insight-charts.js';
 import { pct, pval } from '../cells.js';
+import { plural } from '../../util/plural.js';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -141,7 +142,7 @@ function explorerSection(m: ReportModel): string {
 /** The page; `svg` renders each chart (default: `renderSvg`, no cache). */
 export async function renderReportHtml(m: ReportModel, svg: SvgRenderer = renderSvg): Promise<string> {
   const body = [
-    `<header><h1>${escapeHtml(m.title)}</h1>${m.description ? `<p>${escapeHtml(m.description)}</p>` : ''}<p class="muted">${m.comparison.queries} queries, ${m.comparison.rows.length} runs. Written by skillret-eval from the results files; opens offline.</p>
+    `<header><h1>${escapeHtml(m.title)}</h1>${m.description ? `<p>${escapeHtml(m.description)}</p>` : ''}<p class="muted">${plural(m.comparison.queries, 'query', 'queries')}, ${plural(m.comparison.rows.length, 'run')}. Written by skillret-eval from the results files; opens offline.</p>
 <nav><a href="#comparison">Comparison</a> <a href="#charts">Metrics at k</a> <a href="#onoff">Reranker on/off</a> <a href="#audit">HNSW audit</a> <a href="#slices">Slices</a> <a href="#injection">Skill injection</a> <a href="#explain">Signal</a> <a href="#explorer">Queries</a></nav></header>`,
     comparisonSection(m),
     await chartsSection(m, svg),

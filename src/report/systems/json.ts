@@ -1,5 +1,7 @@
 /** JSON rendering of a SystemsComparison: the whole value at full precision; NaN (undefined p) → null. */
 import type { SystemsComparison } from '../../significance/systems.js';
+import { plural } from '../../util/plural.js';
+import { allPairs } from './model.js';
 
 export function renderComparisonJsonMany(c: SystemsComparison): string {
   const s = c.settings;
@@ -10,9 +12,9 @@ export function renderComparisonJsonMany(c: SystemsComparison): string {
     settings: s,
     delta: 'run - baseline',
     families: {
-      baseline: `per metric, the ${c.rows.length - 1} runs compared with the baseline`,
-      top_group: `per metric, the ${c.rows.length - 1} runs compared with the column's best`,
-      ...(c.pairs ? { pairs: `all ${c.pairs.family} pairs on ${c.pairs.key}` } : {}),
+      baseline: `per metric, the ${plural(c.rows.length - 1, 'run')} compared with the baseline`,
+      top_group: `per metric, the ${plural(c.rows.length - 1, 'run')} compared with the column's best`,
+      ...(c.pairs ? { pairs: `${allPairs(c.pairs.family)} on ${c.pairs.key}` } : {}),
     },
     runs: c.rows,
     ...(c.pairs ? { pairs: { ...c.pairs, runs: c.rows.map((r) => r.label) } } : {}),

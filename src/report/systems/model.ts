@@ -12,6 +12,7 @@
 import type { SystemsComparison } from '../../significance/systems.js';
 import { formatPercentDelta } from '../../metrics/round.js';
 import { pct, pval, signedPct } from '../cells.js';
+import { plural } from '../../util/plural.js';
 
 export { pct, pval };
 
@@ -34,6 +35,11 @@ export interface TableModel {
 }
 
 
+/** The family of the pairwise matrix: "all 3 pairs", "the 1 pair". */
+export function allPairs(family: number): string {
+  return family === 1 ? 'the 1 pair' : `all ${plural(family, 'pair')}`;
+}
+
 export function testName(c: SystemsComparison): string {
   const s = c.settings;
   return s.test === 't'
@@ -49,9 +55,9 @@ export function methodNotes(c: SystemsComparison, labelOf: (s: string) => string
   const corr = s.correction === 'none' ? 'no correction' : `${s.correction === 'holm' ? 'Holm' : 'Bonferroni'} correction`;
   const dropped = c.dropped.missing + c.dropped.judgedDifferently;
   const notes = [
-    `${c.queries} queries${dropped ? ` (--common-queries: ${dropped} dropped, ${c.dropped.missing} not in every run, ${c.dropped.judgedDifferently} judged differently)` : ''}; fractions ×100, 2 decimals; ${best}: best of the column.`,
+    `${plural(c.queries, 'query', 'queries')}${dropped ? ` (--common-queries: ${dropped} dropped, ${c.dropped.missing} not in every run, ${c.dropped.judgedDifferently} judged differently)` : ''}; fractions ×100, 2 decimals; ${best}: best of the column.`,
     `Method: ${testName(c)}; ${corr}; α = ${s.alpha}.` + (s.test === 't' ? ` (Bootstrap CIs: ${s.iterations} resamples, seed ${s.seed}.)` : ''),
-    `*: differs from the baseline ${labelOf(base)} at α after ${corr} over the ${n - 1} runs compared with it, per metric. †: not separable from the column's best (${corr} over its ${n - 1} comparisons). Δ and W/T/L (per-query wins/ties/losses) against the baseline on ${s.mainKey}.`,
+    `*: differs from the baseline ${labelOf(base)} at α after ${corr} over the ${plural(n - 1, 'run')} compared with it, per metric. †: not separable from the column's best (${corr} over its ${plural(n - 1, 'comparison')}). Δ and W/T/L (per-query wins/ties/losses) against the baseline on ${s.mainKey}.`,
   ];
   return notes;
 }
@@ -109,7 +115,7 @@ export function pairsTable(c: SystemsComparison): TableModel | undefined {
     header,
     align: ['l', ...c.rows.map(() => 'r' as const)],
     rows,
-    notes: [`*: the pair differs at α = ${s.alpha} after ${corr} over all ${p.family} pairs (${testName(c)}).`],
+    notes: [`*: the pair differs at α = ${s.alpha} after ${corr} over ${allPairs(p.family)} (${testName(c)}).`],
   };
 }
 

@@ -5,11 +5,16 @@
  */
 import { formatFixed, formatPercent } from '../../metrics/round.js';
 import type { ClaimVerdicts, PublishedTableView } from '../../paper/published-table.js';
+import { columnDecimals, findPaperTable, type PaperTable } from '../../paper/results.js';
 import { describeTolerances, type Tolerances } from '../../metrics/verdict.js';
+import { publishedPct } from '../cells.js';
 import { escapeMd, mdTable } from '../markdown.js';
 import { renderTextTable, escapeTerminal } from './text.js';
 
 type Fmt = 'table' | 'md';
+
+/** A published value as `paper` prints it: with its column's published decimals (51.30, not 51.3); "–" when absent. */
+const publishedCell = (table: PaperTable, column: string, value: number | undefined): string => publishedPct(value, columnDecimals(table, column));
 
 const signed = (x: number) => {
   const s = formatFixed(x === 0 ? 0 : x, 2);
@@ -31,7 +36,8 @@ export function renderVerdicts(vs: readonly ClaimVerdicts[], t: Tolerances, fmt:
     const cell = (f: (c: ClaimVerdicts['cells'][number]) => string) => metrics.map((m) => (by.has(m) ? f(by.get(m)!) : '–'));
     const over = v.firstStage !== undefined ? ` over ${v.firstStage}${v.depth !== undefined ? ` top ${v.depth}` : ''}` : '';
     rows.push([v.label, `${v.row}${over} (${v.table})`, 'yours', ...cell((c) => formatPercent(c.yours))]);
-    rows.push(['', '', 'paper', ...cell((c) => String(c.published))]);
+    const table = findPaperTable(v.table)!; // a claim's verdicts exist only for a known table
+    rows.push(['', '', 'paper', ...cell((c) => publishedCell(table, c.column, c.published))]);
     rows.push(['', '', 'Δ', ...cell((c) => signed(c.delta))]);
     rows.push(['', '', 'verdict', ...cell((c) => c.verdict)]);
   }
@@ -46,7 +52,7 @@ export function renderPublishedTables(views: readonly PublishedTableView[], t: T
     const cols = v.table.columns;
     const rows: string[][] = [];
     for (const r of v.rows) {
-      rows.push([r.reproduced.length ? `${r.model} ◀` : r.model, r.params ?? '', ...cols.map((c) => (r.values[c] === undefined ? '–' : String(r.values[c])))]);
+      rows.push([r.reproduced.length ? `${r.model} ◀` : r.model, r.params ?? '', ...cols.map((c) => publishedCell(v.table, c, r.values[c]))]);
       for (const line of r.reproduced) {
         const by = new Map(line.cells.map((c) => [c.column, c]));
         rows.push([`  yours: ${line.label}`, '', ...cols.map((c) => (by.has(c) ? formatPercent(by.get(c)!.yours) : ''))]);

@@ -10,10 +10,10 @@ import type { Report } from '../../analysis/report.js';
 import { formatPercentDelta } from '../../metrics/round.js';
 import { describeTolerances } from '../../metrics/verdict.js';
 import { pct } from '../cells.js';
+import { plural } from '../../util/plural.js';
 import { escapeTerminal, renderTextTable } from './text.js';
 import type { Cell, TableModel } from './model.js';
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** The leaderboard table of `report` (shown keys, Δ and W/T/L against the baseline, on/off Δ). */
 export function leaderboardTable(report: Report): TableModel {
