@@ -94,7 +94,7 @@ export function alignVectors(t: LoadedVectors, wanted: readonly string[], role: 
   t.ids.forEach((id, r) => rowOf.set(id, r));
   const missing = wanted.filter((id) => !rowOf.has(id));
   if (missing.length > 0)
-    throw new UserError(`${t.idsFile}: no vector for ${role.one} ${JSON.stringify(missing[0])} (${missing.length} of the ${wanted.length} ${role.all} have none)`);
+    throw new UserError(`${t.idsFile}: no vector for ${role.one} ${JSON.stringify(missing[0])} (${missing.length} of the ${wanted.length} ${role.all} ${missing.length === 1 ? 'has' : 'have'} none)`);
   let extra = 0;
   if (t.rows > wanted.length || extraIds === 'error') {
     const want = new Set(wanted);
