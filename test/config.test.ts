@@ -38,7 +38,7 @@ describe('config', () => {
   it('names wrong types, bad enum values and missing fields', () => {
     expect(err(minimal.replace('top_k: 20', 'top_k: "20"'))).toBe('/cfg/x.yaml:5: retrievers[0].top_k: expected number, got "20"');
     expect(err(minimal.replace('type: bm25', 'type: bm26'))).toBe(
-      '/cfg/x.yaml:5: retrievers[0].type: expected one of bm25, dense, run, fusion, got "bm26" (did you mean "bm25"?)',
+      '/cfg/x.yaml:5: retrievers[0].type: expected one of bm25, dense, embeddings, run, fusion, got "bm26" (did you mean "bm25"?)',
     );
     expect(err(minimal.replace('output: ../results/quickstart\n', ''))).toBe('/cfg/x.yaml: output: missing (expected string)');
     expect(err(minimal.replace('k: [5, 10, 15]', 'k: [5, 0]'))).toMatch(/^\/cfg\/x\.yaml:3: k\[1\]: expected number to be >=1/);

@@ -92,7 +92,7 @@ output: ./out
       '/cfg/x.yaml:6: retrievers[2].rrfk: unknown key (did you mean "rrf_k"?)',
     );
     expect(err(base('  - { id: hy, type: fuson, inputs: [bm25, glove], method: rrf }'))).toBe(
-      '/cfg/x.yaml:6: retrievers[2].type: expected one of bm25, dense, run, fusion, got "fuson" (did you mean "fusion"?)',
+      '/cfg/x.yaml:6: retrievers[2].type: expected one of bm25, dense, embeddings, run, fusion, got "fuson" (did you mean "fusion"?)',
     );
   });
 

@@ -101,6 +101,12 @@ interface StageKindBase<S extends z.ZodObject, C extends StageConfig = z.output<
   describe(c: C): string;
   /** Remote servers this entry would contact. */
   endpoints?(c: C): StageEndpoint[];
+  /**
+   * Pre-flight checks of the entry's own input files, before any work (`run` after the config is
+   * loaded; `run --dry-run` does not call it): what is cheap to check (the files exist, their headers
+   * are sound). Throws a one-line UserError naming the file.
+   */
+  preflight?(c: C): void;
 }
 
 /** A kind of first stage: bm25, dense, run, fusion, … */

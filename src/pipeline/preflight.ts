@@ -6,13 +6,15 @@
  *    finished run replaces it as a whole; its parent creatable and writable (the results are staged
  *    beside it), the folder itself writable (it is renamed);
  *  - the cache root (when the run uses a cache or downloads a dataset) and its subfolders;
- *  - the bundled-model folder, when a bundled model still has to be built there.
+ *  - the bundled-model folder, when a bundled model still has to be built there;
+ *  - each stage's own input files, by its kind's `preflight` (e.g. the vector files of `type: embeddings`).
  * Path creation is bounded (util/dirs.ts): a path under /proc or under a file fails at once.
  */
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../core/errors.js';
-import type { Config } from './config.js';
+import { isModelReranker, type Config } from './config.js';
+import { rerankerKind, retrieverKind } from './registry.js';
 import { fsErrorText, notADirProblem, writableDirProblem } from '../util/dirs.js';
 import { modelsDir } from '../util/paths.js';
 import { GLOVE_EMBEDDER_NAME, GLOVE_RERANKER_NAME, gloveEmbedderDir, gloveModelComplete, gloveRerankerDir } from '../models/glove/names.js';
@@ -96,6 +98,10 @@ export function preflight(config: Config, o: PreflightOptions): void {
       if (problem) throw new UserError(`${o.cacheDirSource}: cache subfolder ${sub}: ${problem}`);
     }
   }
+
+  // The stages' own input files (a kind that reads files declares `preflight`, src/core/stages.ts).
+  for (const r of config.retrievers) retrieverKind(r.type).preflight?.(r);
+  for (const r of config.rerankers) if (isModelReranker(r)) rerankerKind(r.type).preflight?.(r);
 
   const models = modelsDir();
   const pending = [

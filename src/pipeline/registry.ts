@@ -8,13 +8,14 @@ import type { FirstStageKind, RerankerKind, StageConfig } from '../core/stages.j
 import type { Reranker } from '../rerank/types.js';
 import { bm25Retriever } from './retrievers/bm25.js';
 import { denseRetriever } from './retrievers/dense.js';
+import { embeddingsRetriever } from './retrievers/embeddings.js';
 import { fusionRetriever } from './retrievers/fusion.js';
 import { runFileRetriever } from './retrievers/run-file.js';
 import { crossEncoderReranker } from './rerankers/cross-encoder.js';
 import { qwen3Reranker } from './rerankers/qwen3.js';
 import { remoteReranker } from './rerankers/remote.js';
 
-export const RETRIEVER_KINDS = [bm25Retriever, denseRetriever, runFileRetriever, fusionRetriever] as const;
+export const RETRIEVER_KINDS = [bm25Retriever, denseRetriever, embeddingsRetriever, runFileRetriever, fusionRetriever] as const;
 
 export const RERANKER_KINDS = [crossEncoderReranker, qwen3Reranker, remoteReranker] as const;
 

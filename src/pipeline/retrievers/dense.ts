@@ -11,17 +11,9 @@ import type { IndexSpec } from '../../retrieval/dense/search.js';
 import { withDenseStageCache } from '../../retrieval/dense/stage-cache.js';
 import { modelsDir } from '../../util/paths.js';
 import { endpointFromConfig, endpointSchema, type EndpointYaml, idSchema, otherOptions, posInt } from '../kind-config/config-parts.js';
+import { describeIndex, indexSchema, indexSpecOf } from '../kind-config/index-config.js';
 import { resolveModelRef } from '../kind-config/model-ref.js';
 import { retrieverQuerySchema } from '../kind-config/query-config.js';
-
-const hnswSchema = z.strictObject({
-  type: z.literal('hnsw'),
-  M: posInt.default(32),
-  ef_construction: posInt.default(200),
-  ef_search: posInt.default(200),
-  seed: z.number().int().min(0).default(100),
-});
-const exactSchema = z.strictObject({ type: z.literal('exact') });
 
 const schema = z.strictObject({
   id: idSchema,
@@ -38,7 +30,7 @@ const schema = z.strictObject({
   dtype: z.string().min(1).optional(),
   batch_size: posInt.optional(),
   threads: posInt.optional(),
-  index: z.discriminatedUnion('type', [hnswSchema, exactSchema]).default({ type: 'exact' }),
+  index: indexSchema,
   query: retrieverQuerySchema.optional(),
 });
 
@@ -65,9 +57,7 @@ export function denseSpec(r: DenseConfig, configDir: string): DenseSpec {
 }
 
 export function indexSpec(r: DenseConfig): IndexSpec {
-  return r.index.type === 'hnsw'
-    ? { type: 'hnsw', M: r.index.M, efConstruction: r.index.ef_construction, efSearch: r.index.ef_search, seed: r.index.seed }
-    : { type: 'exact' };
+  return indexSpecOf(r.index);
 }
 
 /**
@@ -110,8 +100,7 @@ export const denseRetriever = defineFirstStage({
   type: 'dense',
   schema,
   describe(r) {
-    const idx = r.index.type === 'hnsw' ? `hnsw(M=${r.index.M}, ef_construction=${r.index.ef_construction}, ef_search=${r.index.ef_search}, seed=${r.index.seed})` : 'exact';
-    return `dense model=${r.model} index=${idx} top_k=${r.top_k}${otherOptions(r, ['id', 'type', 'model', 'top_k', 'index'])}`;
+    return `dense model=${r.model} index=${describeIndex(r.index)} top_k=${r.top_k}${otherOptions(r, ['id', 'type', 'model', 'top_k', 'index'])}`;
   },
   endpoints: (r) => (r.endpoint ? [{ url: r.endpoint.url, key: `retrievers.${r.id}.endpoint.url` }] : []),
   async run(ctx, r, input) {
