@@ -18,7 +18,7 @@ import { resolveSpec } from '../src/retrieval/dense/retriever.js';
 import { modelsDir } from '../src/util/paths.js';
 import { silentProgress } from '../src/util/progress.js';
 import { configError, runCli } from './helpers/cli.js';
-import { idsText, npyBytes, safetensorsBytes, vectorJsonl } from './helpers/vector-files.js';
+import { idsText, npyBytes, parquetBytes, safetensorsBytes, vectorJsonl } from './helpers/vector-files.js';
 
 const root = resolve(__dirname, '..');
 const MINI = join(root, 'data/mini');
@@ -59,7 +59,7 @@ const metricsOf = (p: string) => JSON.parse(readFileSync(p, 'utf8')).metrics as 
 describe('type: embeddings on data/mini, vectors exported from GloVe', () => {
   const dir = mkdtempSync(join(tmpdir(), 'emb-e2e-'));
   const out = join(dir, 'out');
-  const runs = ['glove/none', 'glove/glove-maxsim', 'emb/none', 'emb/glove-maxsim', 'emb-mixed/none', 'emb-mixed/glove-maxsim'];
+  const runs = ['glove/none', 'glove/glove-maxsim', 'emb/none', 'emb/glove-maxsim', 'emb-mixed/none', 'emb-mixed/glove-maxsim', 'emb-parquet/none', 'emb-parquet/glove-maxsim'];
   const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl'];
   const snapshot = () => Object.fromEntries(runs.flatMap((r) => RESULT_FILES.map((f) => [`${r}/${f}`, readFileSync(join(out, r, f))])));
   let first: Record<string, Buffer>;
@@ -76,6 +76,9 @@ describe('type: embeddings on data/mini, vectors exported from GloVe', () => {
     writeFileSync(join(dir, 'docs.safetensors'), safetensorsBytes([{ name: 'embeddings', dtype: 'F32', rows: rev(v.docs) }], { model: 'glove-6b-100d-static' }));
     writeFileSync(join(dir, 'docs-rev.txt'), idsText(rev(v.docIds)));
     writeFileSync(join(dir, 'queries.jsonl'), vectorJsonl(rev(v.queryIds), rev(v.queries)));
+    // Parquet as pyarrow writes it: documents LIST<FLOAT>, queries LIST<DOUBLE>, other column names.
+    writeFileSync(join(dir, 'docs.parquet'), parquetBytes(rev(v.docIds), rev(v.docs)));
+    writeFileSync(join(dir, 'queries.parquet'), parquetBytes(v.queryIds, v.queries, { type: 'DOUBLE', idColumn: 'qid', vectorColumn: 'emb' }));
     config = join(dir, 'exp.yaml');
     writeFileSync(
       config,
@@ -92,6 +95,10 @@ retrievers:
     documents: { vectors: docs.safetensors, ids: docs-rev.txt }
     queries: { vectors: queries.jsonl }
     index: { type: hnsw }
+  - id: emb-parquet
+    type: embeddings
+    documents: { vectors: docs.parquet }
+    queries: { vectors: queries.parquet, id_column: qid, vector_column: emb }
 rerankers:
   - { id: none }
   - { id: glove-maxsim, type: cross-encoder, model: glove-6b-100d-maxsim, depth: 10 }
@@ -108,7 +115,7 @@ cache_dir: ./cache
 
   it('ranks exactly as the dense stage over the same model, first stage and reranked', () => {
     for (const rr of ['none', 'glove-maxsim']) {
-      for (const emb of ['emb', 'emb-mixed']) {
+      for (const emb of ['emb', 'emb-mixed', 'emb-parquet']) {
         expect(trecBody(join(out, emb, rr, 'run.trec'))).toEqual(trecBody(join(out, 'glove', rr, 'run.trec')));
         expect(metricsOf(join(out, emb, rr, 'metrics.json'))).toEqual(metricsOf(join(out, 'glove', rr, 'metrics.json')));
       }

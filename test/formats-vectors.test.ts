@@ -20,6 +20,7 @@ import { checkVectorSource, formatFromPath, readVectorSource } from '../src/form
 import { parseVectorJsonl } from '../src/formats/vectors-jsonl.js';
 import { parquetUnavailable, parseVectorParquet, type ParquetColumnReader } from '../src/formats/vectors-parquet.js';
 import { bfloat16Bits, float16Bits, idsText, npyBytes, safetensorsBytes, vectorJsonl } from './helpers/vector-files.js';
+import { parquetBytes } from './helpers/vector-files.js';
 
 const FIX = resolve(__dirname, 'fixtures/npy');
 const expected = JSON.parse(readFileSync(join(FIX, 'expected.json'), 'utf8')) as { f4: number[][]; f2: number[][] };
@@ -266,11 +267,17 @@ describe('JSONL vectors, ids files, the Parquet seam', () => {
     expect(refusal(() => parseIdsFile(Buffer.from([0x61, 0xff, 0x0a]), 'i.txt'))).toBe('i.txt: invalid UTF-8 (the ids file must be UTF-8 text, one id per line)');
   });
 
-  it('Parquet: refused in one line while no reader is wired; a reader plugged into the seam is checked row by row', async () => {
-    expect(parquetUnavailable('v.parquet')).toBe(
-      'v.parquet: reading Parquet needs the pure-JS Parquet reader hyparquet, which this build does not include yet: write the vectors as .npy, .safetensors or JSONL instead',
-    );
-    expect(await refusalAsync(() => parseVectorParquet(new Uint8Array(4), 'v.parquet', { id: 'id', vector: 'vector' }))).toBe(parquetUnavailable('v.parquet'));
+  it('Parquet through hyparquet: LIST<FLOAT> and LIST<DOUBLE> columns as pyarrow writes them, a missing column named; a reader plugged into the seam is checked row by row', async () => {
+    expect(parquetUnavailable('v.parquet')).toBeNull();
+    const rows = [[1, 2.5, -0.1], [3, 4, 1e-7]];
+    const f32 = await parseVectorParquet(parquetBytes(['a', 'b'], rows), 'v.parquet', { id: 'id', vector: 'vector' });
+    expect([f32.ids, Array.from(f32.data)]).toEqual([['a', 'b'], Array.from(new Float32Array(rows.flat()))]);
+    const f64 = await parseVectorParquet(parquetBytes(['a', 'b'], rows, { type: 'DOUBLE', idColumn: 'qid', vectorColumn: 'emb' }), 'q.parquet', { id: 'qid', vector: 'emb' });
+    expect([f64.ids, Array.from(f64.data), f64.dtype]).toEqual([['a', 'b'], Array.from(new Float32Array(rows.flat())), 'float64']);
+    expect(await refusalAsync(() => parseVectorParquet(parquetBytes(['a'], [[1]]), 'v.parquet', { id: 'skill_id', vector: 'vector' }))).toBe('v.parquet: no column "skill_id" (id_column; the file has id, vector)');
+    expect(await refusalAsync(() => parseVectorParquet(Buffer.from('not parquet at all'), 'v.parquet', { id: 'id', vector: 'vector' }))).toMatch(/^v\.parquet: not a Parquet file \(/);
+    const bad0 = await refusalAsync(() => parseVectorParquet(parquetBytes(['a', 'b'], [[1, 2], [3, Number.NaN]]), 'v.parquet', { id: 'id', vector: 'vector' }));
+    expect(bad0).toMatch(/^v\.parquet: row 1: component 1 of "vector" is NaN/);
     const reader: ParquetColumnReader = async () => ({ ids: ['a', 'b'], vectors: [new Float32Array([1, 2]), [3, 4]] });
     const got = await parseVectorParquet(new Uint8Array(4), 'v.parquet', { id: 'id', vector: 'vector' }, reader);
     expect([got.ids, Array.from(got.data)]).toEqual([['a', 'b'], [1, 2, 3, 4]]);

@@ -5,6 +5,7 @@
  * JSON padded with spaces to a multiple of 8), JSONL vector lines and ids files. float16 values are
  * rounded to nearest, ties to even (as NumPy's astype(np.float16)).
  */
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { toFloat16 } from '../../src/models/float-formats.js';
 
 /** The binary16 bits of the half value nearest to x (round to nearest, ties to even; overflow → ±Infinity). */
@@ -121,4 +122,22 @@ export function vectorJsonl(ids: readonly string[], rows: readonly (readonly num
 /** An ids file: one id per line, a final newline. */
 export function idsText(ids: readonly string[]): string {
   return ids.map((id) => id + '\n').join('');
+}
+
+/**
+ * A Parquet file as pyarrow / pandas write one: a UTF-8 id column and a LIST<FLOAT> (or DOUBLE)
+ * vector column (`pa.list_(pa.float32())`), through hyparquet-writer.
+ */
+export function parquetBytes(ids: readonly string[], rows: readonly (readonly number[])[], o: { type?: 'FLOAT' | 'DOUBLE'; idColumn?: string; vectorColumn?: string } = {}): Buffer {
+  const idName = o.idColumn ?? 'id';
+  const vecName = o.vectorColumn ?? 'vector';
+  const schema = [
+    { name: 'root', num_children: 2 },
+    { name: idName, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+    { name: vecName, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+    { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+    { name: 'element', type: o.type ?? 'FLOAT', repetition_type: 'OPTIONAL' },
+  ];
+  const ab = parquetWriteBuffer({ schema: schema as never, columnData: [{ name: idName, data: [...ids] }, { name: vecName, data: rows.map((r) => [...r]) }] });
+  return Buffer.from(ab);
 }
