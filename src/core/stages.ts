@@ -87,6 +87,29 @@ export interface StageEndpoint {
   key: string;
 }
 
+/** The paper's name for an entry's model (its published rows) and how the entry's settings differ from the protocol's. */
+export interface PaperCounterpart {
+  model: string;
+  deviations: string[];
+}
+
+/**
+ * How `explain` re-scores with a first stage: the score of every corpus document for a text, and
+ * one query's score of document texts standing in for one candidate.
+ */
+export interface CorpusScorer {
+  /** What names the scorer after its kind and id: its parameters or model (`k1=1.5, b=0.75`). */
+  detail: string;
+  /** How it scores, when worth saying (`exact inner product`). */
+  how?: string;
+  /** Per text, one score per corpus document, in corpus order. */
+  scoreAll(texts: readonly string[]): Promise<ArrayLike<number>[]>;
+  scoreDocs(query: string, docTexts: readonly string[]): Promise<number[]>;
+  /** Texts a model encoded so far (a model-backed scorer). */
+  encoded?(): number;
+  dispose?(): Promise<void>;
+}
+
 /** What every kind declares, first stage or reranker. `C` is the parsed config entry. */
 interface StageKindBase<S extends z.ZodObject, C extends StageConfig = z.output<S> & StageConfig> {
   /** The `type:` value of the config entry. */
@@ -101,6 +124,8 @@ interface StageKindBase<S extends z.ZodObject, C extends StageConfig = z.output<
   describe(c: C): string;
   /** Remote servers this entry would contact. */
   endpoints?(c: C): StageEndpoint[];
+  /** The paper's counterpart of this entry (paper/published-vs-measured.ts pairs its runs with published rows); undefined: none. */
+  paperCounterpart?(c: C): PaperCounterpart | undefined;
   /**
    * Pre-flight checks of the entry's own input files, before any work (`run` after the config is
    * loaded; `run --dry-run` does not call it): what is cheap to check (the files exist, their headers
@@ -114,6 +139,11 @@ export interface FirstStageKind<S extends z.ZodObject = z.ZodObject, C extends S
   extends StageKindBase<S, C> {
   /** The run over every evaluated query (the orchestrator keeps each query's top_k in trec order). */
   run(ctx: StageContext, c: C, input: FirstStageInput): Promise<FirstStageOutput>;
+  /**
+   * `explain`'s scorer of texts over the corpus `docs` (from the run's caches where it can), or why
+   * this entry cannot be explained. A kind without it is not explained.
+   */
+  explainScorer?(ctx: StageContext, c: C, docs: readonly Doc[], configDir: string): Promise<CorpusScorer | { unsupported: string }>;
 }
 
 /** Identity, for type inference of a kind's config from its schema. */

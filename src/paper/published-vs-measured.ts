@@ -16,8 +16,9 @@
  */
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
 import { percentDeltaFromPublished } from '../metrics/round.js';
-import { findEmbedderPreset } from '../models/embedder-presets.js';
-import { findRerankerPreset } from '../models/reranker-presets.js';
+import type { PaperCounterpart } from '../core/stages.js';
+import { isModelReranker } from '../pipeline/config.js';
+import { rerankerKind, retrieverKind } from '../pipeline/registry.js';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { matchPinnedRelease, type ReleaseMatch } from './release-match.js';
 import { DEFAULT_TOLERANCES, describeTolerances, verdictOf, worstVerdict, type Tolerances, type Verdict } from '../metrics/verdict.js';
@@ -68,55 +69,20 @@ export interface PaperReport {
   verdict: Verdict;
 }
 
-/** The protocol's BM25 parameters (bm25s 0.3.3 defaults). */
-const PAPER_BM25 = { k1: 1.5, b: 0.75 };
 const PROTOCOL_FIELDS = ['name', 'description', 'skill_md'];
 const PROTOCOL_SEPARATOR = ' | ';
 
 type RetrieverConfig = ExperimentResult['config']['retrievers'][number];
 type RerankerConfig = ExperimentResult['config']['rerankers'][number];
 
-/** The paper's name for a first stage and how its settings differ from the paper's; undefined: not a paper model. */
-function paperFirstStage(r: RetrieverConfig): { model: string; deviations: string[] } | undefined {
-  const deviations: string[] = [];
-  if (r.type === 'bm25') {
-    if (r.k1 !== PAPER_BM25.k1) deviations.push(`k1 ${r.k1} (paper ${PAPER_BM25.k1})`);
-    if (r.b !== PAPER_BM25.b) deviations.push(`b ${r.b} (paper ${PAPER_BM25.b})`);
-    return { model: 'BM25', deviations };
-  }
-  if (r.type !== 'dense') return undefined;
-  const preset = findEmbedderPreset(r.model);
-  if (!preset?.paperModel) return undefined;
-  if (r.query_prefix !== undefined && r.query_prefix !== preset.queryPrefix) deviations.push('query prefix differs from the protocol');
-  if (r.doc_prefix !== undefined && r.doc_prefix !== preset.docPrefix) deviations.push('document prefix differs from the protocol');
-  if (r.pooling !== undefined && r.pooling !== preset.pooling) deviations.push(`pooling ${r.pooling} (protocol ${preset.pooling})`);
-  if (r.normalize !== undefined && r.normalize !== preset.normalize) deviations.push(`normalize ${String(r.normalize)} (protocol ${String(preset.normalize)})`);
-  if (r.max_tokens !== undefined && preset.maxTokens !== null && r.max_tokens !== preset.maxTokens)
-    deviations.push(`max_tokens ${r.max_tokens} (protocol ${preset.maxTokens})`);
-  const official = preset.vectorPrecision ?? 'fp32';
-  if (r.vector_precision !== undefined && r.vector_precision !== official) deviations.push(`vector precision ${r.vector_precision} (official ${official})`);
-  if (r.index.type === 'hnsw') deviations.push('HNSW index (the paper searches exactly)');
-  if ('endpoint' in r && r.endpoint !== undefined) deviations.push('encoded by a remote endpoint');
-  return { model: preset.paperModel, deviations };
+/** The paper's name for a first stage and how its settings differ (its kind says); undefined: not a paper model. */
+function paperFirstStage(r: RetrieverConfig): PaperCounterpart | undefined {
+  return retrieverKind(r.type).paperCounterpart?.(r);
 }
 
-/** The paper's name for a reranker and how its settings differ; undefined: not a paper reranker. */
-function paperReranker(r: RerankerConfig): { model: string; deviations: string[] } | undefined {
-  if (!('model' in r)) return undefined;
-  const preset = findRerankerPreset(r.model);
-  if (!preset) return undefined;
-  const deviations: string[] = [];
-  if (r.type !== preset.type && r.type !== 'remote') deviations.push(`type ${r.type} (preset ${preset.type})`);
-  if ('endpoint' in r) deviations.push("scored by a remote endpoint (its template and truncation are the server's)");
-  if ('max_tokens' in r && r.max_tokens !== undefined && r.max_tokens !== preset.maxTokens)
-    deviations.push(`reranker max_tokens ${r.max_tokens} (protocol ${preset.maxTokens})`);
-  if ('instruction' in r && r.instruction !== undefined && r.instruction !== preset.instruction) deviations.push('reranker instruction differs from the protocol');
-  if ('template' in r && r.template !== undefined && r.template !== preset.template) deviations.push(`template ${r.template} (protocol ${preset.template ?? 'qwen3'})`);
-  // Local rerankers default to the official precision; a server's scores are used as sent unless the config says.
-  const precision = r.score_precision ?? (r.type === 'remote' ? undefined : preset.scorePrecision);
-  if (precision !== preset.scorePrecision)
-    deviations.push(`score precision ${precision ?? 'as the server sends it'} (official ${preset.scorePrecision}: ties and order differ)`);
-  return { model: preset.sourceModel, deviations };
+/** The paper's name for a reranker and how its settings differ (its kind says); undefined: not a paper reranker. */
+function paperReranker(r: RerankerConfig): PaperCounterpart | undefined {
+  return isModelReranker(r) ? rerankerKind(r.type).paperCounterpart?.(r) : undefined;
 }
 
 /** Deviations that concern every run: the document text and the gold. */

@@ -5,9 +5,9 @@
  * (src/explain/) for each chosen query and gold skill.
  *
  * Scorers and their candidates (what a rank is taken among):
- * - `<bm25>/none`: every corpus document, scored with the index (src/explain/bm25-scores.ts);
- * - `<dense>/none` (a local model): every corpus document, inner product with the cached corpus
- *   vectors (src/retrieval/dense/scorer.ts);
+ * - `<first stage>/none`: every corpus document, scored by the first stage's kind
+ *   (`explainScorer` of src/pipeline/retrievers/: bm25 with its index, a local dense model by inner
+ *   product with the cached corpus vectors);
  * - `<retriever>/<reranker>`: the query's reranked pool (the documents of the run's list), every
  *   (text, candidate) pair scored by the reranker through its score cache.
  * Runs with a query strategy, fusions, saved runs and remote first stages are not explained.
@@ -25,22 +25,14 @@ import type { Query, Skill } from '../core/types.js';
 import type { Dataset } from '../data/dataset.js';
 import { buildDocumentText, type DocField } from '../data/text.js';
 import { readRunFile } from '../formats/run-file.js';
-import { bm25ScoresAll, bm25ScoreText } from '../explain/bm25-scores.js';
 import { concentrationOf, explainQuery, type ExplainScorer, type QueryExplanation } from '../explain/explain.js';
 import type { ConcentrationSummary } from '../explain/concentration.js';
-import { buildBm25IndexFromTexts } from '../retrieval/bm25/corpus.js';
-import { bm25CacheKey } from '../retrieval/bm25/stage.js';
-import { readBm25IndexFile } from '../retrieval/bm25/serialize.js';
-import { resolveParams } from '../retrieval/bm25/build.js';
-import type { Bm25Index } from '../retrieval/bm25/types.js';
-import { openDenseScorer } from '../retrieval/dense/scorer.js';
 import { sha256Hex } from '../util/hash.js';
 import { compareUtf8 } from '../metrics/rank.js';
 import type { Config, RerankerConfig, RetrieverConfig } from './config.js';
 import { isModelReranker } from './config.js';
 import { loadConfiguredDataset } from './experiment.js';
-import { rerankerKind } from './registry.js';
-import { denseSpec } from './retrievers/dense.js';
+import { rerankerKind, retrieverKind } from './registry.js';
 import { strategyOf } from './query-strategy.js';
 
 export const DEFAULT_MAX_QUERIES = 200;
@@ -140,21 +132,6 @@ function select(ds: Dataset, sel: ExplainSelection, perQuery: () => ReturnType<t
   return { queries: [...ds.queries], label: 'all queries' };
 }
 
-function loadBm25Index(ctx: StageContext, texts: readonly string[], k1: number, b: number): Bm25Index {
-  const params = resolveParams({ k1, b });
-  if (ctx.useCache) {
-    const file = join(ctx.cacheDir, 'bm25', `${bm25CacheKey(texts, params)}.bin`);
-    if (existsSync(file)) {
-      try {
-        return readBm25IndexFile(file);
-      } catch {
-        /* rebuilt below */
-      }
-    }
-  }
-  return buildBm25IndexFromTexts(texts, params).index;
-}
-
 export async function explainRun(
   ctx: StageContext,
   o: { results: string; run: string } & ExplainSelection,
@@ -217,41 +194,23 @@ export async function explainRun(
       return after && before ? after.pairs - before.pairs : null;
     };
     dispose = async () => reranker.dispose?.();
-  } else if (r.type === 'bm25') {
-    const index = loadBm25Index(ctx, docs.map((d) => d.text), r.k1, r.b);
-    scorerName = `${named('bm25', r.id, `k1=${r.k1}, b=${r.b}`)} over the corpus`;
-    scorer = {
-      async scoreTexts(_qid, texts) {
-        scoredTexts += texts.length;
-        return texts.map((t) => table(bm25ScoresAll(index, t)));
-      },
-      async scoreDocTexts(_qid, query, texts) {
-        scoredTexts += texts.length;
-        return texts.map((t) => bm25ScoreText(index, query, t));
-      },
-    };
-  } else if (r.type === 'dense' && !r.endpoint) {
-    const dense = await openDenseScorer(
-      ctx,
-      { ...denseSpec(r, configDir), index: { type: 'exact' } },
-      docs,
-    );
-    scorerName = `${named('dense', r.id, r.model)} over the corpus, exact inner product`;
-    const base = dense.encoded();
-    scorer = {
-      async scoreTexts(_qid, texts) {
-        scoredTexts += texts.length;
-        return (await dense.scoreAll(texts)).map(table);
-      },
-      async scoreDocTexts(_qid, query, texts) {
-        scoredTexts += texts.length;
-        return dense.scoreDocs(query, texts);
-      },
-    };
-    encoded = () => dense.encoded() - base;
-    dispose = () => dense.dispose();
   } else {
-    throw unsupported(`explain re-scores bm25, local dense and model-reranker runs (this first stage is ${r.type === 'dense' ? 'a remote dense server' : `type ${r.type}`})`);
+    const kind = retrieverKind(r.type);
+    const got = kind.explainScorer ? await kind.explainScorer(ctx, r, docs, configDir) : { unsupported: `its first stage is of type ${r.type}` };
+    if ('unsupported' in got) throw unsupported(`explain re-scores bm25, local dense and model-reranker runs (${got.unsupported})`);
+    scorerName = `${named(r.type, r.id, got.detail)} over the corpus${got.how ? `, ${got.how}` : ''}`;
+    scorer = {
+      async scoreTexts(_qid, texts) {
+        scoredTexts += texts.length;
+        return (await got.scoreAll(texts)).map(table);
+      },
+      async scoreDocTexts(_qid, query, texts) {
+        scoredTexts += texts.length;
+        return got.scoreDocs(query, texts);
+      },
+    };
+    if (got.encoded) encoded = got.encoded;
+    if (got.dispose) dispose = got.dispose;
   }
 
   const explanations: QueryExplanation[] = [];

@@ -4,6 +4,7 @@ import type { RerankerPreset } from '../../models/reranker-presets.js';
 import { defaultInstruction, QWEN3_TEMPLATES, type Qwen3Template } from '../../models/qwen3-template.js';
 import { createLocalReranker, type LocalScorer } from '../../rerank/rerank.js';
 import { defineReranker } from '../../rerank/types.js';
+import { rerankerCounterpart } from '../kind-config/reranker-counterpart.js';
 import { describeReranker, modelRerankerKeys, modelRerankerSpec } from '../kind-config/config-parts.js';
 
 /** The template and instruction of a qwen3 entry: the config's, else the preset's (its instruction only with its own template), else the template's default. */
@@ -38,5 +39,6 @@ export const qwen3Reranker = defineReranker({
     template: z.enum(QWEN3_TEMPLATES).optional(),
   }),
   describe: describeReranker,
+  paperCounterpart: (r) => rerankerCounterpart(r, { remote: false }),
   load: (ctx, r, configDir) => createLocalReranker(ctx, { ...modelRerankerSpec(r, configDir), type: 'qwen3' }, qwen3Scorer(r)),
 });

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { createRemoteReranker } from '../../rerank/remote.js';
 import { defineReranker } from '../../rerank/types.js';
+import { rerankerCounterpart } from '../kind-config/reranker-counterpart.js';
 import { depthSchema, describeReranker, endpointFromConfig, endpointSchema, idSchema, scorePrecisionSchema } from '../kind-config/config-parts.js';
 import { rerankerQuerySchema } from '../kind-config/query-config.js';
 
@@ -18,6 +19,7 @@ export const remoteReranker = defineReranker({
     query: rerankerQuerySchema.optional(),
   }),
   describe: describeReranker,
+  paperCounterpart: (r) => rerankerCounterpart(r, { remote: true }),
   endpoints: (r) => [{ url: r.endpoint.url, key: `rerankers.${r.id}.endpoint.url` }],
   load: (ctx, r) => createRemoteReranker(ctx, {
       id: r.id,

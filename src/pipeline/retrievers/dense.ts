@@ -9,6 +9,8 @@ import { remoteDenseRetrieve } from '../../retrieval/dense/remote-retriever.js';
 import { denseRetrieve, type DenseSpec } from '../../retrieval/dense/retriever.js';
 import type { IndexSpec } from '../../retrieval/dense/search.js';
 import { withDenseStageCache } from '../../retrieval/dense/stage-cache.js';
+import { openDenseScorer } from '../../retrieval/dense/scorer.js';
+import { findEmbedderPreset } from '../../models/embedder-presets.js';
 import { modelsDir } from '../../util/paths.js';
 import { endpointFromConfig, endpointSchema, type EndpointYaml, idSchema, otherOptions, posInt } from '../kind-config/config-parts.js';
 import { describeIndex, indexSchema, indexSpecOf } from '../kind-config/index-config.js';
@@ -103,6 +105,34 @@ export const denseRetriever = defineFirstStage({
     return `dense model=${r.model} index=${describeIndex(r.index)} top_k=${r.top_k}${otherOptions(r, ['id', 'type', 'model', 'top_k', 'index'])}`;
   },
   endpoints: (r) => (r.endpoint ? [{ url: r.endpoint.url, key: `retrievers.${r.id}.endpoint.url` }] : []),
+  paperCounterpart(r) {
+    const preset = findEmbedderPreset(r.model);
+    if (!preset?.paperModel) return undefined;
+    const deviations: string[] = [];
+    if (r.query_prefix !== undefined && r.query_prefix !== preset.queryPrefix) deviations.push('query prefix differs from the protocol');
+    if (r.doc_prefix !== undefined && r.doc_prefix !== preset.docPrefix) deviations.push('document prefix differs from the protocol');
+    if (r.pooling !== undefined && r.pooling !== preset.pooling) deviations.push(`pooling ${r.pooling} (protocol ${preset.pooling})`);
+    if (r.normalize !== undefined && r.normalize !== preset.normalize) deviations.push(`normalize ${String(r.normalize)} (protocol ${String(preset.normalize)})`);
+    if (r.max_tokens !== undefined && preset.maxTokens !== null && r.max_tokens !== preset.maxTokens) deviations.push(`max_tokens ${r.max_tokens} (protocol ${preset.maxTokens})`);
+    const official = preset.vectorPrecision ?? 'fp32';
+    if (r.vector_precision !== undefined && r.vector_precision !== official) deviations.push(`vector precision ${r.vector_precision} (official ${official})`);
+    if (r.index.type === 'hnsw') deviations.push('HNSW index (the paper searches exactly)');
+    if (r.endpoint !== undefined) deviations.push('encoded by a remote endpoint');
+    return { model: preset.paperModel, deviations };
+  },
+  async explainScorer(ctx, r, docs, configDir) {
+    if (r.endpoint) return { unsupported: 'its first stage is a remote dense server' };
+    const dense = await openDenseScorer(ctx, { ...denseSpec(r, configDir), index: { type: 'exact' } }, docs);
+    const base = dense.encoded();
+    return {
+      detail: r.model,
+      how: 'exact inner product',
+      scoreAll: (texts) => dense.scoreAll(texts),
+      scoreDocs: (query, texts) => dense.scoreDocs(query, texts),
+      encoded: () => dense.encoded() - base,
+      dispose: () => dense.dispose(),
+    };
+  },
   async run(ctx, r, input) {
     if (r.endpoint) return remoteDenseRun(ctx, { ...r, endpoint: r.endpoint }, input);
     const spec = denseSpec(r, input.configDir);

@@ -272,3 +272,22 @@ export async function bm25Stage(
     },
   };
 }
+
+/**
+ * The index of `texts` with `params`, from the BM25 cache when it holds it (what `run` wrote), else
+ * built (not stored): what `explain` scores with.
+ */
+export function loadBm25IndexCached(ctx: Pick<StageContext, 'cacheDir' | 'useCache'>, texts: readonly string[], o: { k1: number; b: number }): Bm25Index {
+  const params = resolveParams(o);
+  if (ctx.useCache) {
+    const file = join(ctx.cacheDir, 'bm25', `${bm25CacheKey(texts, params)}.bin`);
+    if (existsSync(file)) {
+      try {
+        return readBm25IndexFile(file);
+      } catch {
+        /* rebuilt below */
+      }
+    }
+  }
+  return buildBm25IndexFromTexts(texts, params).index;
+}
