@@ -100,7 +100,7 @@ describe('skill_filter', () => {
     const d = await loadDataset({ path: dir, split: 'test', skillFilter: readSkillIdsFile(file) });
     expect(d.skills.map((s) => s.id)).toEqual(['s1', 's3']);
     writeFileSync(file, 's1\nnope\n');
-    await expect(loadDataset({ path: dir, split: 'test', skillFilter: readSkillIdsFile(file) })).rejects.toThrow(/ids\.txt: 1 id\(s\) not in the corpus, e\.g\. "nope"/);
+    await expect(loadDataset({ path: dir, split: 'test', skillFilter: readSkillIdsFile(file) })).rejects.toThrow(/ids\.txt: 1 id not in the corpus, e\.g\. "nope"/);
     writeFileSync(file, '# nothing\n');
     expect(() => readSkillIdsFile(file)).toThrow(UserError);
   });
