@@ -1,7 +1,7 @@
 /**
  * Dependencies flow one way. Reads every import statement of src/ (type imports, re-exports and
  * dynamic import() included), maps each file to its top-level folder, and checks the folder graph
- * against the layer order of the README ("Folder map"): no folder imports a folder of a higher
+ * against the layer order of docs/architecture.md (whose table it checks too): no folder imports a folder of a higher
  * layer, and the folder graph has no cycle (not even between folders of one layer). Below the top
  * level too: no cycle between sub-folders (every folder at any depth, `pipeline` apart from
  * `pipeline/retrievers`) and none between files. Type-only imports count: a cycle of types is still
@@ -127,6 +127,12 @@ describe('architecture', () => {
       "const s = 'not an import from \"./string.js\"';",
     ].join('\n');
     expect(importSpecifiers(text)).toEqual(['../core/types.js', './b.js', '../d.js', './e.js', './side-effect.js', '../pipeline/x.js']);
+  });
+
+  it('docs/architecture.md lists the same folders on the same layers', () => {
+    const doc = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| (\d+) \| ([^|]+) \|/gm)].map((m) => ({ layer: Number(m[1]), folders: [...m[2]!.matchAll(/`([^`]+)`/g)].map((x) => x[1]!) }));
+    expect(rows.map((r) => [r.layer, [...r.folders].sort()]).sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual(LAYERS.map((l, i) => [i + 1, [...l].sort()]));
   });
 
   it('every folder of src/ has a layer', () => {
