@@ -5,7 +5,7 @@
  * what an interrupted swap left is repaired at the next start.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,6 +166,29 @@ describe('the swap', () => {
     const r = await runCli(['explain', out, '--run', 'bm25/none', '--no-cache', '-q', '--max-queries', '2']);
     expect(r.code, r.err).toBe(0);
     expect(existsSync(join(out, 'bm25', 'none', 'explain.jsonl'))).toBe(true);
+  });
+
+  it('an output given through a symbolic link is written at its target; the link stays', async () => {
+    const target = join(root, 'link-target');
+    await runCommand({ config: config(target), cache: false, quiet: true });
+    const before = readFileSync(join(target, 'bm25', 'none', 'metrics.json'), 'utf8');
+    const link = join(root, 'link');
+    symlinkSync(target, link);
+    await runCommand({ config: config(link), cache: false, quiet: true });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(target, 'bm25', 'none', 'metrics.json'), 'utf8')).toBe(before);
+    expect(JSON.parse(readFileSync(join(target, 'manifest.json'), 'utf8')).finished_at).toBeDefined();
+    expect(readdirSync(root).filter((e) => e.startsWith('.link.'))).toEqual([]);
+    const dangling = join(root, 'dangling');
+    symlinkSync(join(root, 'nowhere'), dangling);
+    expect(await failing(['run', config(dangling), '-q', '--no-cache'])).toMatch(/output: .*dangling is a symbolic link to nothing/);
+  });
+
+  it('a cache root inside the output, or an output inside the cache root, is refused before work', async () => {
+    const out = join(root, 'overlap');
+    expect(await failing(['run', config(out), '-q', '--cache-dir', join(out, 'cache')])).toMatch(/output: .*overlap holds the cache root .*overlap\/cache \(--cache-dir\): every run replaces its output folder/);
+    expect(await failing(['run', config(join(root, 'c', 'out')), '-q', '--cache-dir', join(root, 'c')])).toMatch(/output: .*c\/out is inside the cache root .* put them apart/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('recoverFolder restores the previous folder of a swap killed half-way and drops staging folders', () => {

@@ -14,7 +14,8 @@ import { formatPlan } from '../pipeline/plan.js';
 import { isUserFile, runDir, writeResults } from '../report/results-folder.js';
 import { analyze } from '../analysis/report.js';
 import { writeReport } from '../report/html/write.js';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { recordRuns } from './history.js';
 import type { ReportInput } from '../formats/report-input.js';
 import { renderTerminalSummary } from '../report/systems/run-leaderboard.js';
@@ -103,7 +104,34 @@ function settings(config: Config | string, o: RunExperimentOptions): Settings {
       throw new UserError(`${c.file}: ${what}: ${dir} is inside the installed skillret-eval package, which is never written; run \`skillret-eval init\` for a config of your own, or copy this one`);
     }
   }
-  return { config: c, cacheDir, useCache: o.cache !== false, offline: Boolean(o.offline) || offlineFromEnv() };
+  const useCache = o.cache !== false;
+  // An output given through a symbolic link is written where the link points (and locked there):
+  // replacing the link by a folder would leave the old results at the target without a word.
+  let output = resolve(c.output);
+  let ls;
+  try {
+    ls = lstatSync(output, { throwIfNoEntry: false });
+  } catch {
+    ls = undefined; // below a file (ENOTDIR): preflight names it
+  }
+  if (ls?.isSymbolicLink()) {
+    try {
+      output = realpathSync(output);
+    } catch {
+      throw new UserError(`${c.file}: output: ${c.output} is a symbolic link to nothing (${readlinkSync(output)}); remove it or point it at a folder`);
+    }
+  }
+  // The cache and the output must not hold each other: a run replaces its output folder whole.
+  if (useCache) {
+    const cache = resolve(cacheDir);
+    const within = (a: string, b: string) => {
+      const r = relative(b, a);
+      return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+    };
+    if (within(cache, output)) throw new UserError(`${c.file}: output: ${c.output} holds the cache root ${cacheDir} (${cacheDirSource(o, c)}): every run replaces its output folder and would throw the cache away; put them apart`);
+    if (within(output, cache)) throw new UserError(`${c.file}: output: ${c.output} is inside the cache root ${cacheDir} (${cacheDirSource(o, c)}): \`cache prune\` would delete your results; put them apart`);
+  }
+  return { config: output === resolve(c.output) ? c : { ...c, output }, cacheDir, useCache, offline: Boolean(o.offline) || offlineFromEnv() };
 }
 
 function cacheDirSource(o: RunExperimentOptions, config: Config): string {
