@@ -66,6 +66,15 @@ describe('shortLabels: the legend labels', () => {
     expect(Array.from(prefix).at(-1)).toMatch(/^[^\p{L}\p{N}]$/u);
   });
 
+  test.prop([
+    fc.array(word, { minLength: 1, maxLength: 8 }).filter((ws) => ws.join('').length >= MIN_DROPPED),
+    fc.uniqueArray(fc.array(fc.oneof(word, piece), { minLength: 1, maxLength: 4 }).map((ws) => ws.join('')).filter((r) => r !== ''), { minLength: 2, maxLength: 6 }),
+  ])('labels that share a long start ending at a separator lose at least that start', (shared, rests) => {
+    const labels = rests.map((r) => shared.join('') + r);
+    expect(droppedPrefix(labels).length).toBeGreaterThanOrEqual(shared.join('').length);
+    expect(shortLabels(labels).every((s) => s.startsWith(ELLIPSIS))).toBe(true);
+  });
+
   it('drops the long shared start of the runs, keeps short ones whole', () => {
     expect(shortLabels(LONG_LABELS)).toEqual(['…exact/none', '…hnsw/none', '…exact/cross-encoder-ms-marco-MiniLM-L-12-v2', '…hnsw/cross-encoder-ms-marco-MiniLM-L-12-v2']);
     expect(droppedPrefix(LONG_LABELS)).toBe(`${SHARED_PREFIX}-mpnet-base-v2-`);
