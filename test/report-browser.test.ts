@@ -8,6 +8,14 @@
  * table, the charts, the on/off and audit sections, the slices and the explorer; filtering and search
  * must work; the hostile text must show as text and run nothing; no console error and no request
  * other than the file itself. A screenshot is saved to test-artifacts/report.png.
+ *
+ * The layout, at 1400 and 900 px wide, on a hand-made results folder whose run labels share a long
+ * prefix and differ late (test/helpers/long-label-results.ts): the page never scrolls sideways; Δ and
+ * W/T/L of the main metric in the comparison table are on screen, inside the table's scroll box and
+ * not under its sticky run column; every chart fits its column and every legend label is on screen,
+ * inside its chart, distinct from the others and part of its run's full label (shown on hover); the
+ * group axis of the slices shows group sizes; the first click on a header sorts best first.
+ * Screenshots: test-artifacts/report-layout-<width>.png.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +24,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { runCli } from './helpers/cli.js';
+import { reportCommand } from '../src/commands/report.js';
+import { LONG_LABELS, SHARED_PREFIX, writeLongLabelResults, ZERO_GROUP } from './helpers/long-label-results.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -57,6 +67,15 @@ function hostileCopy(): string {
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'report-browser-'));
+  if (haveChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+afterAll(async () => {
+  await browser?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** `skillret-eval run` on the hostile copy of data/mini. */
+async function hostileRun(): Promise<void> {
   const data = hostileCopy();
   out = join(root, 'results');
   writeFileSync(
@@ -78,14 +97,11 @@ beforeAll(async () => {
   );
   const r = await runCli(['run', '-q', '--cache-dir', join(root, 'cache'), join(root, 'hostile.yaml')]);
   if (r.code !== 0) throw new Error(`run failed: ${r.err}`);
-  if (haveChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-});
-afterAll(async () => {
-  await browser?.close();
-  rmSync(root, { recursive: true, force: true });
-});
+}
 
 describe.skipIf(!haveChromium)('report.html in chromium', () => {
+  beforeAll(hostileRun);
+
   it('renders, filters, searches, shows hostile text as text, runs nothing and loads nothing', async () => {
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+';/);
@@ -111,11 +127,11 @@ describe.skipIf(!haveChromium)('report.html in chromium', () => {
     // Comparison table: one row per run, sortable.
     const labels = await page.locator('#comparison-table tbody th').allTextContents();
     expect(labels).toEqual(['bm25/none (baseline)', 'bm25/glove-maxsim', 'glove/none', 'glove/glove-maxsim']);
-    await page.locator('#comparison-table thead th', { hasText: 'NDCG@10' }).first().locator('button').click();
+    await page.locator('#comparison-table thead th button', { hasText: /^NDCG@10$/ }).click();
     const col = await page.locator('#comparison-table thead th').allTextContents();
     const j = col.findIndex((t) => t.startsWith('NDCG@10'));
     const sorted = await page.locator(`#comparison-table tbody td:nth-child(${j + 1})`).evaluateAll((tds) => tds.map((td) => Number((td as HTMLElement).dataset.v)));
-    expect(sorted).toEqual([...sorted].sort((a, b) => a - b));
+    expect(sorted).toEqual([...sorted].sort((a, b) => b - a)); // best first: the first click sorts a metric descending
 
     // Charts: rendered SVG with marks, in every chart section.
     for (const sel of ['#charts', '#onoff', '#slices']) {
@@ -164,6 +180,131 @@ describe.skipIf(!haveChromium)('report.html in chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'report.png'), fullPage: true });
     expect(problems).toEqual([]);
     expect(requests).toEqual([]);
+    await page.close();
+  });
+});
+
+/** What the layout test measures in the page (computed in the browser). */
+interface Layout {
+  viewport: number;
+  pageScrollWidth: number;
+  /** Cells of a comparison column: its header text, then per cell its box, the box it may show in, and the run-label cell's right edge. */
+  columns: Record<string, { found: boolean; cells: { text: string; left: number; right: number; clipLeft: number; clipRight: number; labelRight: number }[] }>;
+  charts: { id: string; scrollWidth: number; clientWidth: number; legend: { text: string; full: string; left: number; right: number; width: number; clipLeft: number; clipRight: number }[] }[];
+  axisTexts: string;
+}
+
+/** The page's layout at its viewport width: run in the page. */
+function measure(): Layout {
+  const W = document.documentElement.clientWidth;
+  /** The horizontal band an element can show in: the viewport cut by every ancestor that clips overflow. */
+  const clip = (el: Element): [number, number] => {
+    let lo = 0;
+    let hi = W;
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      const o = getComputedStyle(a).overflowX;
+      if (o !== 'visible') {
+        const r = a.getBoundingClientRect();
+        lo = Math.max(lo, r.left + a.clientLeft);
+        hi = Math.min(hi, r.left + a.clientLeft + a.clientWidth);
+      }
+    }
+    return [lo, hi];
+  };
+  const table = document.getElementById('comparison-table')!;
+  const heads = Array.from(table.querySelectorAll('thead th'));
+  const columns: Layout['columns'] = {};
+  for (const name of ['Δ NDCG@10', 'W/T/L']) {
+    const j = heads.findIndex((th) => (th.textContent ?? '').trim().startsWith(name));
+    const cells = j < 0 ? [] : Array.from(table.querySelectorAll('tr')).map((tr) => tr.children[j]!);
+    columns[name] = {
+      found: j >= 0,
+      cells: cells.map((c) => {
+        const r = c.getBoundingClientRect();
+        const [clipLeft, clipRight] = clip(c);
+        const first = c.parentElement!.children[0]!;
+        return { text: (c.textContent ?? '').trim(), left: r.left, right: r.right, clipLeft, clipRight, labelRight: first === c ? -Infinity : first.getBoundingClientRect().right };
+      }),
+    };
+  }
+  const charts = Array.from(document.querySelectorAll('figure.chart')).map((f, i) => ({
+    id: f.id || `${f.closest('section')?.id ?? '?'} figure ${i}`,
+    scrollWidth: f.scrollWidth,
+    clientWidth: f.clientWidth,
+    legend: Array.from(f.querySelectorAll('.legend li, g.role-legend-label text')).map((l) => {
+      const r = l.getBoundingClientRect();
+      const [clipLeft, clipRight] = clip(l);
+      const full = l.getAttribute('title') ?? l.querySelector('title')?.textContent ?? (l.textContent ?? '');
+      return { text: (l.textContent ?? '').trim(), full, left: r.left, right: r.right, width: r.width, clipLeft, clipRight };
+    }),
+  }));
+  const axisTexts = Array.from(document.querySelectorAll('#slices svg text')).map((t) => t.textContent).join('\n');
+  return { viewport: W, pageScrollWidth: document.documentElement.scrollWidth, columns, charts, axisTexts };
+}
+
+describe.skipIf(!haveChromium)('report.html layout at 1400 and 900 px', () => {
+  let file: string;
+  beforeAll(async () => {
+    const dir = join(root, 'long-labels');
+    writeLongLabelResults(dir);
+    await reportCommand({ paths: [dir], iterations: 200 });
+    file = join(dir, 'report.html');
+  });
+
+  it.each([1400, 900])('at %i px: Δ and W/T/L of the comparison on screen, every legend label on screen, complete and distinct', async (width) => {
+    const page = await browser!.newPage({ viewport: { width, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await page.goto(pathToFileURL(file).href);
+    const L = await page.evaluate(measure);
+    const inside = (b: { left: number; right: number; clipLeft: number; clipRight: number }) => b.left >= b.clipLeft - 0.5 && b.right <= b.clipRight + 0.5 && b.clipLeft >= -0.5 && b.clipRight <= L.viewport + 0.5;
+
+    // The page itself never scrolls sideways.
+    expect(L.pageScrollWidth, 'page wider than the viewport').toBeLessThanOrEqual(L.viewport);
+
+    // The two columns one compares with: header and every row inside the viewport and the table's scroll box, not under the run label.
+    for (const [name, col] of Object.entries(L.columns)) {
+      expect(col.found, `${name} column`).toBe(true);
+      expect(col.cells).toHaveLength(1 + LONG_LABELS.length);
+      for (const c of col.cells) {
+        expect(inside(c), `${name} cell "${c.text}" at [${c.left}, ${c.right}] outside [${c.clipLeft}, ${c.clipRight}]`).toBe(true);
+        expect(c.left, `${name} cell "${c.text}" under the run label`).toBeGreaterThanOrEqual(c.labelRight - 0.5);
+      }
+    }
+
+    // Every chart that colours by run has one legend label per run: on screen, inside its chart, distinct, each naming its run in full on hover.
+    const legends = L.charts.filter((c) => c.legend.length > 0);
+    expect(legends.map((c) => c.id)).toEqual(expect.arrayContaining(['chart-at-k', 'chart-injection-k', 'chart-injection-budget', 'chart-injection-threshold']));
+    expect(legends.filter((c) => c.id.startsWith('slices')).length, 'slice charts with a legend').toBe(2);
+    for (const c of legends) {
+      expect(c.scrollWidth, `${c.id} wider than its column`).toBeLessThanOrEqual(c.clientWidth);
+      expect(c.legend.map((l) => l.full).sort(), `${c.id}: full labels`).toEqual([...LONG_LABELS].sort());
+      expect(new Set(c.legend.map((l) => l.text)).size, `${c.id}: legend labels ${JSON.stringify(c.legend.map((l) => l.text))} not distinct`).toBe(LONG_LABELS.length);
+      for (const l of c.legend) {
+        expect(l.width, `${c.id}: "${l.text}" has no width`).toBeGreaterThan(0);
+        expect(inside(l), `${c.id}: legend label "${l.text}" at [${l.left}, ${l.right}] outside [${l.clipLeft}, ${l.clipRight}]`).toBe(true);
+        expect(l.full.includes(l.text.replace(/^…\s*/, '')), `${c.id}: "${l.text}" is not part of "${l.full}"`).toBe(true);
+        expect(l.text.length, `${c.id}: "${l.text}" keeps the shared prefix`).toBeLessThan(l.full.length - SHARED_PREFIX.length + 2);
+      }
+    }
+    // Group sizes on the group axis, the one-query group among them.
+    expect(L.axisTexts).toContain(`${ZERO_GROUP} (n=1)`);
+
+    // Sorting by the Δ column: best first on the first click.
+    await page.locator('#comparison-table thead th', { hasText: 'Δ NDCG@10' }).locator('button').click();
+    const j = (await page.locator('#comparison-table thead th').allTextContents()).findIndex((t) => t.startsWith('Δ NDCG@10'));
+    const deltas = await page.locator(`#comparison-table tbody td:nth-child(${j + 1})`).evaluateAll((tds) => tds.map((td) => (td as HTMLElement).dataset.v ?? ''));
+    const nums = deltas.filter((v) => v !== '').map(Number);
+    expect(nums).toHaveLength(LONG_LABELS.length - 1);
+    expect(nums).toEqual([...nums].sort((a, b) => b - a));
+    expect(deltas[deltas.length - 1], 'the baseline (no Δ) last').toBe('');
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, `report-layout-${width}.png`), fullPage: true });
+    expect(problems).toEqual([]);
     await page.close();
   });
 });

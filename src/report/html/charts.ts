@@ -27,10 +27,31 @@ export async function renderSvg(spec: Spec): Promise<string> {
   }
 }
 
-export function atKSpec(points: ReportModel['atK']): Spec {
+/**
+ * The colours of the runs, in the report's run order (Vega's tableau10, or tableau20 beyond ten runs;
+ * repeated beyond twenty). The charts draw no legend of their own: page.ts writes each chart's
+ * legend in HTML with these colours, so it wraps to the column and shows each label whole.
+ */
+const TABLEAU10 = ['#4c78a8', '#f58518', '#e45756', '#72b7b2', '#54a24b', '#eeca3b', '#b279a2', '#ff9da6', '#9d755d', '#bab0ac'];
+const TABLEAU20 = ['#4c78a8', '#9ecae9', '#f58518', '#ffbf79', '#54a24b', '#88d27a', '#b79a20', '#f2cf5b', '#439894', '#83bcb6', '#e45756', '#ff9d98', '#79706e', '#bab0ac', '#d67195', '#fcbfd2', '#b279a2', '#d6a5c9', '#9e765f', '#d8b5a5'];
+export function runColors(runs: readonly string[]): string[] {
+  const palette = runs.length <= TABLEAU10.length ? TABLEAU10 : TABLEAU20;
+  return runs.map((_, i) => palette[i % palette.length]!);
+}
+
+/** The colour encoding of every chart with one colour per run: the report's runs in order, no legend. */
+export function runColor(runs: readonly string[]) {
+  return { field: 'run', type: 'nominal', title: 'run', sort: null, scale: { domain: [...runs], range: runColors(runs) }, legend: null };
+}
+
+const runsOf = (values: readonly { run: string }[]) => [...new Set(values.map((v) => v.run))];
+
+/** NDCG, Recall and Completeness against k, one small chart per measure, at most three in a row. */
+export function atKSpec(points: ReportModel['atK'], runs: readonly string[] = runsOf(points)): Spec {
   return {
     data: { values: points.map((p) => ({ ...p, pct: p.value * 100 })) },
-    facet: { column: { field: 'measure', type: 'nominal', title: null, sort: ['NDCG', 'Recall', 'Completeness'] } },
+    facet: { field: 'measure', type: 'nominal', title: null, sort: ['NDCG', 'Recall', 'Completeness'] },
+    columns: 3,
     spec: {
       width: 180,
       height: 150,
@@ -38,7 +59,7 @@ export function atKSpec(points: ReportModel['atK']): Spec {
       encoding: {
         x: { field: 'k', type: 'ordinal', title: 'k' },
         y: { field: 'pct', type: 'quantitative', title: '×100', scale: { zero: false } },
-        color: { field: 'run', type: 'nominal', title: 'run', sort: null },
+        color: runColor(runs),
       },
     },
   } as Spec;
@@ -62,17 +83,53 @@ export function onOffSpec(v: OnOffView): Spec {
   } as Spec;
 }
 
-export function sliceSpec(s: SliceView): Spec {
+/** Group names longer than this (in code points) are cut on the group axis (the page lists them whole above the chart). */
+export const GROUP_LABEL_MAX = 48;
+
+/**
+ * The group-axis label of each group, in order: `name (n=queries)`, the name cut to GROUP_LABEL_MAX
+ * code points with `…` when longer, unless that would give two groups the same label (then those
+ * keep their whole names). Distinct groups get distinct labels.
+ */
+export function groupAxisLabels(groups: readonly { name: string; queries: number }[]): string[] {
+  const cut = (name: string) => {
+    const cs = Array.from(name);
+    return cs.length > GROUP_LABEL_MAX ? `${cs.slice(0, GROUP_LABEL_MAX - 1).join('')}…` : name;
+  };
+  const short = groups.map((g) => `${cut(g.name)} (n=${g.queries})`);
+  const count = new Map<string, number>();
+  for (const l of short) count.set(l, (count.get(l) ?? 0) + 1);
+  return groups.map((g, i) => (count.get(short[i]!)! > 1 ? `${g.name} (n=${g.queries})` : short[i]!));
+}
+
+/** Pixels per bar of a slice chart: the chart grows in height with groups × runs, never in width. */
+export function sliceBarStep(bars: number): number {
+  return Math.max(4, Math.min(12, Math.floor(1200 / Math.max(1, bars))));
+}
+
+/**
+ * A slice as horizontal grouped bars: one band per group (labelled with its size), one bar per run
+ * inside it, so the chart keeps its width whatever the number of groups. A 0 value, which has no bar
+ * to see, is drawn as a tick at 0 with the label `0`.
+ */
+export function sliceSpec(s: SliceView, runs: readonly string[] = runsOf(s.values)): Spec {
+  const labels = groupAxisLabels(s.groups);
+  const labelOf = new Map(s.groups.map((g, i) => [g.name, labels[i]!]));
+  const zero = { filter: 'datum.pct === 0' };
   return {
-    width: { step: 14 },
-    height: 160,
-    data: { values: s.values.map((v) => ({ ...v, pct: v.value * 100 })) },
-    mark: 'bar',
+    width: 360,
+    height: { step: sliceBarStep(s.groups.length * runs.length) },
+    data: { values: s.values.map((v) => ({ run: v.run, group: labelOf.get(v.group) ?? v.group, pct: v.value * 100 })) },
     encoding: {
-      x: { field: 'group', type: 'nominal', title: null, sort: s.groups.map((g) => g.name), axis: { labelAngle: -40 } },
-      xOffset: { field: 'run', type: 'nominal', sort: null },
-      y: { field: 'pct', type: 'quantitative', title: `${s.key} ×100` },
-      color: { field: 'run', type: 'nominal', title: 'run', sort: null },
+      y: { field: 'group', type: 'nominal', title: null, sort: labels, axis: { labelLimit: 0 } },
+      yOffset: { field: 'run', type: 'nominal', sort: null, scale: { domain: [...runs] } },
+      x: { field: 'pct', type: 'quantitative', title: `${s.key} ×100` },
+      color: runColor(runs),
     },
+    layer: [
+      { mark: 'bar' },
+      { transform: [zero], mark: { type: 'tick', thickness: 3 } },
+      { transform: [zero], mark: { type: 'text', align: 'left', baseline: 'middle', dx: 4, fontSize: 9 }, encoding: { text: { value: '0' }, color: { value: '#333' } } },
+    ],
   } as Spec;
 }

@@ -2,14 +2,48 @@
 /**
  * The report page's only script (inlined, allowed by its hash in the CSP): sortable tables and the
  * per-query explorer. It builds every element with createElement/textContent, never HTML strings, so
- * no text of the data can become markup; an href is set only for an http(s) URL.
+ * no text of the data can become markup; an href is set only for an http(s) URL. The two sorting
+ * rules are plain functions, exported for the tests and handed to the script: their source is
+ * inlined beside it, so they use nothing outside their own bodies.
  */
 
+export type SortDirection = 'ascending' | 'descending';
+
+/**
+ * The direction a click on a column header sorts: the column's best-first direction (`first`, from
+ * the header's data-first: descending for means, Δ and W/T/L, ascending for p-values, K, budgets and
+ * texts) on the first click, the other one on each further click.
+ */
+export function nextSortDirection(current: string | null, first: string | null): SortDirection {
+  if (current === 'ascending') return 'descending';
+  if (current === 'descending') return 'ascending';
+  return first === 'descending' ? 'descending' : 'ascending';
+}
+
+/**
+ * The order of a column's rows (indices into `keys`): numbers by value, texts by localeCompare, in
+ * `direction`; a missing key (null: a cell without a value, such as the baseline's Δ) last either
+ * way; equal keys keep their order.
+ */
+export function sortOrder(keys: readonly (number | string | null)[], direction: SortDirection): number[] {
+  const sign = direction === 'ascending' ? 1 : -1;
+  return keys
+    .map((_, i) => i)
+    .sort((i, j) => {
+      const a = keys[i]!;
+      const b = keys[j]!;
+      if (a === null || b === null) return a === null ? (b === null ? i - j : 1) : -1;
+      const r = typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
+      return r === 0 ? i - j : sign * r;
+    });
+}
+
 /* eslint-disable */
-function reportClient(): void {
+function reportClient(nextDirection: typeof nextSortDirection, order: typeof sortOrder): void {
   const doc = document;
 
-  // Sortable tables: click a header; cells carry data-v (number) or their text.
+  // Sortable tables: click a header; cells carry data-v (a number) or, in a column without numbers,
+  // their text. The first click sorts the column best first (its data-first), the next reverses.
   for (const table of Array.from(doc.querySelectorAll('table.sortable'))) {
     const heads = Array.from(table.querySelectorAll('thead th'));
     heads.forEach((th, col) => {
@@ -19,23 +53,19 @@ function reportClient(): void {
       th.textContent = '';
       th.appendChild(b);
       b.addEventListener('click', () => {
-        const asc = th.getAttribute('aria-sort') !== 'ascending';
+        const dir = nextDirection(th.getAttribute('aria-sort'), th.getAttribute('data-first'));
         heads.forEach((h) => h.removeAttribute('aria-sort'));
-        th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+        th.setAttribute('aria-sort', dir);
         const body = table.querySelector('tbody')!;
         const rows = Array.from(body.querySelectorAll('tr'));
-        const key = (tr: Element): number | string => {
-          const td = tr.children[col] as HTMLElement | undefined;
+        const cells = rows.map((tr) => tr.children[col] as HTMLElement | undefined);
+        const numeric = cells.some((td) => td?.dataset.v !== undefined);
+        const keys = cells.map((td): number | string | null => {
+          if (!numeric) return td?.textContent ?? '';
           const v = td?.dataset.v;
-          return v !== undefined && v !== '' && !Number.isNaN(Number(v)) ? Number(v) : (td?.textContent ?? '');
-        };
-        rows.sort((x, y) => {
-          const a = key(x);
-          const c = key(y);
-          const r = typeof a === 'number' && typeof c === 'number' ? a - c : String(a).localeCompare(String(c));
-          return asc ? r : -r;
+          return v !== undefined && v !== '' && !Number.isNaN(Number(v)) ? Number(v) : null;
         });
-        for (const r of rows) body.appendChild(r);
+        for (const i of order(keys, dir)) body.appendChild(rows[i]!);
       });
     });
   }
@@ -168,4 +198,4 @@ function reportClient(): void {
 }
 
 /** The script text inlined in the page. */
-export const CLIENT_SCRIPT = `(${reportClient.toString()})();\n`;
+export const CLIENT_SCRIPT = `(${reportClient.toString()})(${nextSortDirection.toString()}, ${sortOrder.toString()});\n`;

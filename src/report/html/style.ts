@@ -4,16 +4,24 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 a
 h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2rem}h3{font-size:1rem}h4{font-size:.9rem;margin:.6rem 0 .2rem}
 nav a{margin-right:.8rem}
 table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}th,td{padding:.25rem .5rem;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
-th[scope=row],thead th:first-child{text-align:left}thead th{border-bottom:2px solid #999}
+th[scope=row],thead th:first-child{text-align:left}th[scope=row]{white-space:normal;overflow-wrap:anywhere;min-width:8rem}thead th{border-bottom:2px solid #999}
 thead th button{font:inherit;font-weight:600;background:none;border:0;cursor:pointer;padding:0}
 th[aria-sort=ascending] button::after{content:" ▲"}th[aria-sort=descending] button::after{content:" ▼"}
 td.best{background:#eef6ee}sup{color:#a33}
 .notes p,.muted{color:#666;font-size:.85rem;margin:.2rem 0}
-div.scroll{overflow-x:auto}
-figure.chart{margin:.5rem 0;overflow-x:auto}
+div.scroll{overflow-x:auto;max-width:100%}
+#comparison-table th:first-child{position:sticky;left:0;z-index:1;background:#fff;box-shadow:inset -1px 0 0 #ccc;white-space:normal;overflow-wrap:anywhere;width:14rem;min-width:14rem;max-width:22rem}
+#comparison-table th:nth-child(3),#comparison-table td:nth-child(3){border-right:1px solid #ccc}
+figure.chart{margin:.5rem 0;overflow-x:auto;max-width:100%}
+figure.chart>svg{max-width:100%;height:auto;display:block}
+ul.legend{list-style:none;margin:.3rem 0 0;padding:0;display:flex;flex-wrap:wrap;gap:.2rem 1rem;font-size:.8rem;max-width:100%}
+ul.legend li{display:flex;align-items:center;gap:.3rem;min-width:0;overflow-wrap:anywhere}
+ul.legend svg.swatch{flex:none}
 .helped{color:#17702b}.hurt{color:#a33}
 .controls{display:flex;gap:1rem;align-items:center;flex-wrap:wrap;margin:.5rem 0}
-#q-search{width:22rem}
+.controls label{display:flex;gap:.3rem;align-items:center;min-width:0;max-width:100%}
+#q-filter{min-width:0;max-width:40rem;flex:1 1 auto}
+#q-search{width:22rem;max-width:100%}
 details.query{border:1px solid #ddd;border-radius:4px;margin:.4rem 0;padding:.3rem .6rem}
 details.query summary{cursor:pointer}
 .qid{font-family:ui-monospace,monospace;font-weight:600;margin-right:.5rem}
