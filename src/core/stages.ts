@@ -85,6 +85,23 @@ export interface StageEndpoint {
   url: string;
   /** Config key path, e.g. `retrievers.qwen3.endpoint.url`. */
   key: string;
+  /** The key path of the URL inside the entry, e.g. ['endpoint', 'url']. */
+  path: readonly (string | number)[];
+}
+
+/**
+ * Where a plan's models, caches and servers are, for a kind's `resources` check: what `run` will
+ * use (the models folder, the cache root, offline or not). Nothing is fetched, built or loaded.
+ */
+export interface ResourceContext {
+  /** Folder of the config file (model references like ./x resolve against it). */
+  configDir: string;
+  /** Folder of the bundled and exported local models. */
+  modelsDir: string;
+  /** The run's cache root (hub downloads are under it). */
+  cacheDir: string;
+  /** No network (--offline, SKILLRET_OFFLINE=1, HF_HUB_OFFLINE=1). */
+  offline: boolean;
 }
 
 /** What every kind declares, first stage or reranker. `C` is the parsed config entry. */
@@ -101,6 +118,12 @@ interface StageKindBase<S extends z.ZodObject, C extends StageConfig = z.output<
   describe(c: C): string;
   /** Remote servers this entry would contact. */
   endpoints?(c: C): StageEndpoint[];
+  /**
+   * The models, presets and files the entry needs, checked before any stage runs (also by
+   * `run --dry-run`): names and existence only, no network, nothing built or loaded. Each problem
+   * at a key path relative to the entry (its servers are checked from `endpoints`).
+   */
+  resources?(c: C, rc: ResourceContext, issue: ConfigIssue): void;
 }
 
 /** A kind of first stage: bm25, dense, run, fusion, … */

@@ -1,7 +1,8 @@
 /**
  * Pre-flight checks of `run`: every path the run will write is checked before any work (a run
  * that would fail at the end after an hour of encoding fails in the first second instead), each
- * failure one line naming the config file and key (or the flag / environment variable):
+ * failure one problem naming the config key (or the flag / environment variable), listed with the
+ * config's other problems and those of its models and files (validate.ts):
  *  - `output`: not a file; if it exists, a results folder (holds manifest.json) or empty, since the
  *    finished run replaces it as a whole; its parent creatable and writable (the results are staged
  *    beside it), the folder itself writable (it is renamed);
@@ -11,8 +12,7 @@
  */
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UserError } from '../core/errors.js';
-import type { Config } from './config.js';
+import type { ConfigParts, ConfigProblem } from './config.js';
 import { fsErrorText, notADirProblem, writableDirProblem } from '../util/dirs.js';
 import { modelsDir } from '../util/paths.js';
 import { GLOVE_EMBEDDER_NAME, GLOVE_RERANKER_NAME, gloveEmbedderDir, gloveModelComplete, gloveRerankerDir } from '../models/glove/names.js';
@@ -27,12 +27,14 @@ export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-
 export interface PreflightOptions {
   cacheDir: string;
   useCache: boolean;
-  /** How the cache root was given, for messages: `--cache-dir`, `<config>: cache_dir`, … */
-  cacheDirSource: string;
+  /** false: only look, create nothing (the folders' nearest existing parents must be writable); default true: create the folders and write a probe file. */
+  probe?: boolean;
+  /** How the cache root was given, for messages: `--cache-dir`, `$SKILLRET_CACHE_DIR`, …; undefined: the config's `cache_dir`. */
+  cacheDirSource?: string;
 }
 
-/** Why the results folder `output` cannot be written, or null. */
-export function outputProblem(output: string): string | null {
+/** Why the results folder `output` cannot be written, or null (`probe: false`: nothing created, see writableDirProblem). */
+export function outputProblem(output: string, o: { probe?: boolean } = {}): string | null {
   if (existsSync(output)) {
     let st;
     try {
@@ -51,26 +53,31 @@ export function outputProblem(output: string): string | null {
       return `cannot replace ${output}: ${fsErrorText(e)}`;
     }
   }
-  return writableDirProblem(dirname(output));
+  return writableDirProblem(dirname(output), o);
 }
 
-function usesBundled(config: Config, name: string): boolean {
-  return config.retrievers.some((r) => r.type === 'dense' && r.model === name) || config.rerankers.some((r) => 'model' in r && r.model === name);
+function usesBundled(parts: ConfigParts, name: string): boolean {
+  return parts.retrievers.some(({ entry: r }) => r.type === 'dense' && r.endpoint === undefined && r.model === name) || parts.rerankers.some(({ entry: r }) => r.type !== 'remote' && r.model === name);
 }
 
-/** Throws a one-line UserError for the first path the run could not write. */
-export function preflight(config: Config, o: PreflightOptions): void {
-  const out = outputProblem(config.output);
-  if (out) throw new UserError(`${config.file}: output: ${out}`);
+/** Every path the run could not write: the output (at the config's `output` key), the cache root and its subfolders, the models folder. */
+export function preflightProblems(parts: ConfigParts, o: PreflightOptions): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const how = { probe: o.probe !== false };
+  const out = parts.output !== undefined ? outputProblem(parts.output, how) : null;
+  if (out) problems.push({ path: ['output'], text: out });
 
-  const needsCache = o.useCache || config.dataset.hub !== undefined;
+  const needsCache = o.useCache || parts.dataset?.hub !== undefined;
   if (needsCache) {
-    const root = writableDirProblem(o.cacheDir);
-    if (root) throw new UserError(`${o.cacheDirSource}: ${root}`);
-    for (const sub of CACHE_SUBFOLDERS) {
-      const p = join(o.cacheDir, sub);
-      const problem = notADirProblem(p) ?? (existsSync(p) ? writableDirProblem(p) : null);
-      if (problem) throw new UserError(`${o.cacheDirSource}: cache subfolder ${sub}: ${problem}`);
+    const root = writableDirProblem(o.cacheDir, how);
+    const cacheProblem = (text: string): ConfigProblem => (o.cacheDirSource === undefined ? { path: ['cache_dir'], text } : { text: `${o.cacheDirSource}: ${text}` });
+    if (root) problems.push(cacheProblem(root));
+    else {
+      for (const sub of CACHE_SUBFOLDERS) {
+        const p = join(o.cacheDir, sub);
+        const problem = notADirProblem(p) ?? (existsSync(p) ? writableDirProblem(p, how) : null);
+        if (problem) problems.push(cacheProblem(`cache subfolder ${sub}: ${problem}`));
+      }
     }
   }
 
@@ -78,11 +85,12 @@ export function preflight(config: Config, o: PreflightOptions): void {
   const pending = [
     [GLOVE_EMBEDDER_NAME, gloveEmbedderDir(models)],
     [GLOVE_RERANKER_NAME, gloveRerankerDir(models)],
-  ].filter(([name, dir]) => usesBundled(config, name!) && !gloveModelComplete(dir!, name!));
-  if (usesBundled(config, USE_LITE_NAME) && !useLiteModelComplete(useLiteDir(models))) pending.push([USE_LITE_NAME, useLiteDir(models)]);
+  ].filter(([name, dir]) => usesBundled(parts, name!) && !gloveModelComplete(dir!, name!));
+  if (usesBundled(parts, USE_LITE_NAME) && !useLiteModelComplete(useLiteDir(models))) pending.push([USE_LITE_NAME, useLiteDir(models)]);
   if (pending.length > 0) {
-    const problem = writableDirProblem(models);
+    const problem = writableDirProblem(models, how);
     const source = process.env.SKILLRET_MODELS_DIR !== undefined ? '$SKILLRET_MODELS_DIR' : 'models folder';
-    if (problem) throw new UserError(`${source}: the bundled model ${pending[0]![0]} must be built there first: ${problem}`);
+    if (problem) problems.push({ text: `${source}: the bundled model ${pending[0]![0]} must be built there first: ${problem}` });
   }
+  return problems;
 }

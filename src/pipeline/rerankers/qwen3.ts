@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { QWEN3_TEMPLATES } from '../../models/qwen3-template.js';
 import { createReranker } from '../../rerank/rerank.js';
 import { defineReranker } from '../../rerank/types.js';
-import { describeReranker, modelRerankerKeys, modelRerankerSpec } from '../kind-config/config-parts.js';
+import { describeReranker, modelRerankerKeys, modelRerankerResources, modelRerankerSpec } from '../kind-config/config-parts.js';
 
 export const qwen3Reranker = defineReranker({
   type: 'qwen3',
@@ -14,6 +14,7 @@ export const qwen3Reranker = defineReranker({
     template: z.enum(QWEN3_TEMPLATES).optional(),
   }),
   describe: describeReranker,
+  resources: modelRerankerResources('qwen3'),
   load: (ctx, r, configDir) =>
     createReranker(ctx, {
       ...modelRerankerSpec(r, configDir),

@@ -18,7 +18,7 @@ export const remoteReranker = defineReranker({
     query: rerankerQuerySchema.optional(),
   }),
   describe: describeReranker,
-  endpoints: (r) => [{ url: r.endpoint.url, key: `rerankers.${r.id}.endpoint.url` }],
+  endpoints: (r) => [{ url: r.endpoint.url, key: `rerankers.${r.id}.endpoint.url`, path: ['endpoint', 'url'] }],
   load: (ctx, r) => createRemoteReranker(ctx, {
       id: r.id,
       type: 'remote',
