@@ -1,6 +1,6 @@
 /**
  * The command line: parsing (commander) and the error boundary. A UserError
- * becomes one line on stderr and exit code 2; anything else is a bug and keeps
+ * becomes one line per problem on stderr and exit code 2; anything else is a bug and keeps
  * its stack trace (exit 1).
  */
 import { Command, CommanderError, Option } from 'commander';
@@ -268,7 +268,8 @@ export async function main(argv: string[], rawWrite: (s: string) => void = (s) =
       return 2; // commander already printed its one-line message
     }
     if (isUserError(e)) {
-      process.stderr.write(`skillret-eval: ${escapeControl(e.message.replace(/\n/g, ' '))}\n`);
+      // Every problem on its own line (a config's, and those of the models and files its plan needs).
+      for (const p of e.problems) process.stderr.write(`skillret-eval: ${escapeControl(p.replace(/\n/g, ' '))}\n`);
       return 2;
     }
     if (e instanceof CheckFailure) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configError } from './helpers/cli.js';
+import { configError, configProblems } from './helpers/cli.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +55,15 @@ describe('config', () => {
       /rerankers\[0\]\.depth: depth 50 exceeds retrievers\[0\] \("bm25"\) top_k 20/,
     );
     expect(err(minimal.replace('{ path: ../data/mini, split: test }', '{ split: test }'))).toMatch(/dataset: give exactly one of "path"/);
+  });
+
+  it('lists every problem, each line self-contained (file:line: key path: message), in the order of the file', () => {
+    const text = minimal.replace('k: [5, 10, 15]', 'k: [5, 0]').replace('top_k: 20', 'topk: 20').replace('output: ../results/quickstart\n', '');
+    expect(configProblems(text)).toEqual([
+      '/cfg/x.yaml:3: k[1]: expected number to be >=1, got number 0',
+      '/cfg/x.yaml:5: retrievers[0].topk: unknown key (did you mean "top_k"?)',
+      '/cfg/x.yaml: output: missing (expected string)',
+    ]);
   });
 
   it('reports invalid YAML with its line', () => {

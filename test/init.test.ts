@@ -2,9 +2,10 @@
  * `skillret-eval init [dir]`: a commented starter config that validates and runs as written, the
  * bundled fixture copied beside it, --dataset / --hub / --model, and no overwrite without --force.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initProject } from '../src/api/init.js';
 import { runCommand } from '../src/commands/run.js';
@@ -13,6 +14,7 @@ import { loadConfig } from '../src/pipeline/config.js';
 import { resolveModelRef } from '../src/pipeline/kind-config/model-ref.js';
 import { packageFile } from '../src/util/paths.js';
 import { runCli, userError } from './helpers/cli.js';
+import { cliCommand, initCommand } from '../src/commands/init.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'skillret-init-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -26,7 +28,8 @@ describe('init (default: bundled fixture, BM25 + the bundled GloVe embedder)', (
   it('writes a commented config and a byte-identical copy of the fixture', async () => {
     const r = await runCli(['init', dir]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain(`Next: npx skillret-eval run ${config}`);
+    // Printed in this checkout (the tests' folder): npx runs a project's own bin, never the registry with --no-install.
+    expect(r.out).toContain(`Next: npx --no-install skillret-eval run ${config}\n`);
     const text = readFileSync(config, 'utf8');
     expect(text.split('\n').filter((l) => l.startsWith('#')).length).toBeGreaterThan(5);
     expect(text).toContain('NOT SkillRet data');
@@ -63,6 +66,71 @@ describe('init (default: bundled fixture, BM25 + the bundled GloVe embedder)', (
     expect(existsSync(join(d, 'skillret-eval.yaml'))).toBe(false);
     initProject({ dir: d, force: true });
     expect(readFileSync(join(d, 'data', 'mini', 'qrels', 'test.jsonl')).equals(readFileSync(packageFile('data', 'mini', 'qrels', 'test.jsonl')))).toBe(true);
+  });
+});
+
+describe('init: the next command runs from where it is printed, never from the registry', () => {
+  const bin = packageFile('bin', 'skillret-eval.js');
+  /** `Next: …` of `init` started as `script` (node's argv[1]) in `cwd` with `path` as $PATH. */
+  const next = (cwd: string, script: string | undefined, path = '/usr/bin') => {
+    mkdirSync(cwd, { recursive: true });
+    const line = initCommand({ dir: cwd, force: true, cwd }, { script, cwd, path }).split('\n').find((l) => l.startsWith('Next: '))!;
+    return line.slice('Next: '.length);
+  };
+
+  it('in a project that depends on it (node_modules/.bin/skillret-eval): npx --no-install', () => {
+    const project = fresh();
+    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(bin, join(project, 'node_modules', '.bin', 'skillret-eval'));
+    expect(next(project, join(project, 'node_modules', '.bin', 'skillret-eval'))).toBe('npx --no-install skillret-eval run skillret-eval.yaml');
+    expect(cliCommand({ script: undefined, cwd: project, path: undefined })).toBe('npx --no-install skillret-eval');
+    // A checkout of skillret-eval itself: npx runs the project's own bin.
+    expect(cliCommand({ script: bin, cwd: packageFile(), path: undefined })).toBe('npx --no-install skillret-eval');
+  });
+
+  it('started as the skillret-eval command of a folder on PATH (a global install): skillret-eval', () => {
+    const prefix = fresh();
+    mkdirSync(join(prefix, 'bin'), { recursive: true });
+    symlinkSync(bin, join(prefix, 'bin', 'skillret-eval'));
+    const work = fresh();
+    expect(next(work, join(prefix, 'bin', 'skillret-eval'), ['/nowhere', join(prefix, 'bin'), '/usr/bin'].join(delimiter))).toBe('skillret-eval run skillret-eval.yaml');
+    // Another skillret-eval comes first on PATH: the bare name would run that one, so the path it was started by.
+    const other = fresh();
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, 'skillret-eval'), '#!/bin/sh\n');
+    expect(next(work, join(prefix, 'bin', 'skillret-eval'), [other, join(prefix, 'bin')].join(delimiter))).toBe(`${join(prefix, 'bin', 'skillret-eval')} run skillret-eval.yaml`);
+    // The folders npx adds to PATH for one command (a project's .bin, its cache) are gone afterwards.
+    const project = fresh();
+    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+    const npxBin = join(project, 'node_modules', '.bin', 'skillret-eval');
+    symlinkSync(bin, npxBin);
+    expect(next(work, npxBin, [join(project, 'node_modules', '.bin'), '/usr/bin'].join(delimiter))).toBe(`${npxBin} run skillret-eval.yaml`);
+  });
+
+  it("started through a path to the bin that is not on PATH (a checkout's bin, a project's .bin from elsewhere): that path", () => {
+    const work = fresh();
+    expect(next(work, bin)).toBe(`node ${bin} run skillret-eval.yaml`);
+    const project = fresh();
+    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(bin, join(project, 'node_modules', '.bin', 'skillret-eval'));
+    expect(next(work, join(project, 'node_modules', '.bin', 'skillret-eval'))).toBe(`${join(project, 'node_modules', '.bin', 'skillret-eval')} run skillret-eval.yaml`);
+    // Started some other way (in-process, by another program): this package's bin.
+    expect(next(work, '/usr/lib/node_modules/some-runner/index.js')).toBe(`node ${bin} run skillret-eval.yaml`);
+  });
+
+  it('the printed command runs as printed (--dry-run), from the folder it was printed in; never a bare npx', async () => {
+    const d = fresh();
+    mkdirSync(d);
+    for (const [cwd, line] of [
+      [process.cwd(), (await runCli(['init', d])).out],
+      [d, spawnSync(process.execPath, [bin, 'init', '--force'], { cwd: d, encoding: 'utf8' }).stdout],
+    ] as const) {
+      const cmd = line.split('\n').find((l) => l.startsWith('Next: '))!.slice('Next: '.length);
+      expect(cmd).not.toMatch(/\bnpx (?!--no-install )/); // a bare npx goes to the registry where nothing provides the bin
+      const run = spawnSync('sh', ['-c', `${cmd} --dry-run --offline`], { cwd, encoding: 'utf8' });
+      expect(run.status, `${cmd}: ${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain('experiment: starter');
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * The packed tarball, installed into an empty project offline, works from there: `npx skillret-eval
- * init` + `npx skillret-eval run skillret-eval.yaml --offline` write the results in that project, build
+ * The packed tarball (scripts/pack.mjs, as `npm run tarball` makes it), installed into an empty project
+ * offline, works from there: `npx skillret-eval init` (whose next command, `npx --no-install skillret-eval
+ * run …`, never goes to the registry) + `npx skillret-eval run skillret-eval.yaml --offline` write the results in that project, build
  * the GloVe models in the user-level folder ($XDG_CACHE_HOME/skillret-eval here), and write nothing inside
  * node_modules. The results equal, byte for byte, a run of the same config from this checkout. The
  * README's library example compiles against the installed package (exports map, shipped .d.ts) and runs.
@@ -94,7 +95,8 @@ describe('the packed tarball installed in an empty project', () => {
   let before: Map<string, string>;
 
   beforeAll(async () => {
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], { cwd: root, env: userEnv() });
+    // As `npm run tarball` packs (the package.json without the checkout's scripts), from the dist/ the pretest build made.
+    const packed = await run(process.execPath, [join(root, 'scripts', 'pack.mjs'), '--no-build', '--json', '--pack-destination', tmp], { cwd: root, env: userEnv() });
     const tarball = join(tmp, (JSON.parse(packed.stdout) as [{ filename: string }])[0].filename);
     writeProject(tarball);
     await run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: project, env: userEnv(), maxBuffer: 64 << 20 });
@@ -103,7 +105,8 @@ describe('the packed tarball installed in an empty project', () => {
 
   it('init + run write results in the project, models and caches in the user-level folder, nothing in node_modules', async () => {
     const init = await npx(['init']);
-    expect(init.stdout).toContain('Next: npx skillret-eval run skillret-eval.yaml');
+    // The project depends on it: npx --no-install finds it and never goes to the registry.
+    expect(init.stdout).toContain('Next: npx --no-install skillret-eval run skillret-eval.yaml\n');
     const res = await npx(['run', 'skillret-eval.yaml', '--offline', '--quiet']);
     expect(res.stdout).toContain(`Summary: ${join('results', 'starter', 'summary.md')}`);
     expect(res.stdout).toContain(`Report:  ${join('results', 'starter', 'report.html')}`);
@@ -142,7 +145,8 @@ describe('the packed tarball installed in an empty project', () => {
     const elsewhere = join(tmp, 'elsewhere');
     mkdirSync(elsewhere);
     const bin = join(project, 'node_modules', '.bin', 'skillret-eval');
-    await run(bin, ['init'], { cwd: elsewhere, env: userEnv() });
+    // Not on PATH, no local dependency here: the command printed is the path it was started by.
+    expect((await run(bin, ['init'], { cwd: elsewhere, env: userEnv() })).stdout).toContain(`Next: ${bin} run skillret-eval.yaml\n`);
     const plan = (await run(bin, ['run', 'skillret-eval.yaml', '--dry-run'], { cwd: elsewhere, env: userEnv() })).stdout;
     expect(plan).toContain(`output: ${join(elsewhere, 'results', 'starter')}`);
     expect(plan).toContain(`cache: ${join(xdg, 'skillret-eval', 'cache')}`);
@@ -154,7 +158,7 @@ describe('the packed tarball installed in an empty project', () => {
       () => '',
       (e: { code: number; stderr: string }) => `${e.code} ${e.stderr}`,
     );
-    expect(err).toMatch(/^2 skillret-eval: .*bm25-only\.yaml: output: .* is inside the installed skillret-eval package, which is never written/);
+    expect(err).toMatch(/^2 skillret-eval: .*bm25-only\.yaml:\d+: output: .* is inside the installed skillret-eval package, which is never written/);
     expect(snapshot(join(project, 'node_modules'))).toEqual(before);
   }, 120_000);
 });

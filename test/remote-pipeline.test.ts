@@ -120,16 +120,18 @@ describe('run with remote inference servers', () => {
     process.env.SKILLRET_PIPE_KEY = KEY;
     const dir = mkdtempSync(join(tmpdir(), 'remote-pipe-'));
     server.requests.length = 0;
-    const r = await cli(['run', configIn(dir, 'https://gpu.example.com/v1', server.url), '--offline', '-q']);
+    const cfg = configIn(dir, 'https://gpu.example.com/v1', server.url);
+    const r = await cli(['run', cfg, '--offline', '-q']);
     expect(r.code).toBe(2);
+    // Like every problem the plan's check finds: the config file, the key's line and path.
     expect(r.err).toBe(
-      'skillret-eval: retrievers.remote-e5.endpoint.url: offline, and https://gpu.example.com/v1 is not a loopback address (only localhost/127.0.0.1/::1 servers may be used offline)\n',
+      `skillret-eval: ${cfg}:7: retrievers[0].endpoint.url: offline, and https://gpu.example.com/v1 is not a loopback address (only localhost/127.0.0.1/::1 servers may be used offline)\n`,
     );
     expect(server.requests).toHaveLength(0);
     // Checked before any stage runs: the loopback retriever sends nothing either.
     const r2 = await cli(['run', configIn(dir, `${server.url}/v1`, 'http://10.1.2.3:8081'), '--offline', '-q']);
     expect(r2.err).toBe(
-      'skillret-eval: rerankers.remote-rr.endpoint.url: offline, and http://10.1.2.3:8081/ is not a loopback address (only localhost/127.0.0.1/::1 servers may be used offline)\n',
+      `skillret-eval: ${cfg}:15: rerankers[1].endpoint.url: offline, and http://10.1.2.3:8081/ is not a loopback address (only localhost/127.0.0.1/::1 servers may be used offline)\n`,
     );
     expect(server.requests).toHaveLength(0);
     // A loopback server is allowed offline.

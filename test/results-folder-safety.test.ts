@@ -53,9 +53,10 @@ describe('pre-flight path checks (before any work)', () => {
     const f = join(root, 'a-file');
     writeFileSync(f, 'x');
     const cfg = config(f);
-    expect(await failing(['run', cfg, '-q', '--no-cache'])).toBe(`skillret-eval: ${cfg}: output: ${f} is a file, not a folder`);
+    // The config's key, on its line (7), like every config problem.
+    expect(await failing(['run', cfg, '-q', '--no-cache'])).toBe(`skillret-eval: ${cfg}:7: output: ${f} is a file, not a folder`);
     const under = config(join(f, 'sub'));
-    expect(await failing(['run', under, '-q', '--no-cache'])).toContain(`${under}: output: `);
+    expect(await failing(['run', under, '-q', '--no-cache'])).toContain(`${under}:7: output: `);
   });
 
   it.runIf(existsSync('/proc/self'))('an output inside /proc fails at once (no endless mkdir loop)', async () => {
@@ -85,8 +86,13 @@ describe('pre-flight path checks (before any work)', () => {
     expect(existsSync(join(root, 'out-cache'))).toBe(false);
   });
 
-  it('writableDirProblem creates a missing folder and probes it', () => {
+  it('writableDirProblem creates a missing folder and probes it; with probe: false it only looks', () => {
     const d = join(root, 'deep', 'er', 'folder');
+    const look = join(root, 'looked', 'at');
+    expect(writableDirProblem(look, { probe: false })).toBeNull();
+    expect(existsSync(join(root, 'looked'))).toBe(false);
+    writeFileSync(join(root, 'plain-file'), 'x');
+    expect(writableDirProblem(join(root, 'plain-file', 'sub'), { probe: false })).toMatch(/a path component is a file, not a folder/);
     expect(writableDirProblem(d)).toBeNull();
     expect(existsSync(d)).toBe(true);
   });

@@ -7,7 +7,7 @@ import { isUserError, UserError } from '../core/errors.js';
 import type { StageContext } from '../core/context.js';
 import { measureKey } from '../metrics/measures.js';
 import { roundHalfEven } from '../metrics/round.js';
-import { loadConfig, type Config } from '../pipeline/config.js';
+import type { Config } from '../pipeline/config.js';
 import { runExperiment as runPipeline } from '../pipeline/experiment.js';
 import { stopwatch } from '../pipeline/manifest.js';
 import { formatPlan } from '../pipeline/plan.js';
@@ -22,9 +22,8 @@ import { renderTerminalSummary } from '../report/systems/run-leaderboard.js';
 import { renderSummary } from '../report/summary.js';
 import { TERMINAL } from '../report/medium.js';
 import { escapeControl } from '../util/terminal-text.js';
-import { defaultCacheDir, insideInstalledPackage, offlineFromEnv } from '../util/paths.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
-import { checkDatasetPath, preflight } from '../pipeline/preflight.js';
+import { checkExperiment } from '../pipeline/validate.js';
 import { acquireLock } from '../util/folder-lock.js';
 import { lockPathFor, recoverFolder, StagedFolder } from '../util/staged-folder.js';
 import { fsErrorText } from '../util/dirs.js';
@@ -93,26 +92,26 @@ interface Settings {
   offline: boolean;
 }
 
-function settings(config: Config | string, o: RunExperimentOptions): Settings {
+/**
+ * The config and the settings of a run, once everything the plan needs has been checked (the
+ * config, its models, presets, files and servers; for the real run, `writes`, every path it
+ * writes): one UserError listing every problem, before any stage runs. An output given through a
+ * symbolic link is written where the link points (and locked there): replacing the link by a folder
+ * would leave the old results at the target without a word. The cache and the output must not hold
+ * each other (a run replaces its output folder whole; `cache prune` empties the cache).
+ */
+function settings(config: Config | string, o: RunExperimentOptions, writes: boolean): Settings {
   if (o.cacheDir !== undefined && o.cacheDir.trim() === '') throw new UserError('--cache-dir: empty path (it would make the current folder the cache root)');
-  const c = typeof config === 'string' ? loadConfig(config) : config;
-  checkDatasetPath(c);
-  const cacheDir = o.cacheDir ?? c.cache_dir ?? defaultCacheDir();
-  // An installed package folder may be read-only and is shared: never write results or caches into it.
-  for (const [what, dir] of [['output', c.output], ['cache_dir', cacheDir]] as const) {
-    if (insideInstalledPackage(dir)) {
-      throw new UserError(`${c.file}: ${what}: ${dir} is inside the installed skillret-eval package, which is never written; run \`skillret-eval init\` for a config of your own, or copy this one`);
-    }
-  }
   const useCache = o.cache !== false;
-  // An output given through a symbolic link is written where the link points (and locked there):
-  // replacing the link by a folder would leave the old results at the target without a word.
+  const checked = checkExperiment(config, { ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}), useCache, offline: Boolean(o.offline), writes });
+  const c = checked.config;
+  const cacheDir = checked.cacheDir;
   let output = resolve(c.output);
   let ls;
   try {
     ls = lstatSync(output, { throwIfNoEntry: false });
   } catch {
-    ls = undefined; // below a file (ENOTDIR): preflight names it
+    ls = undefined; // below a file (ENOTDIR): the checks above name it
   }
   if (ls?.isSymbolicLink()) {
     try {
@@ -121,7 +120,6 @@ function settings(config: Config | string, o: RunExperimentOptions): Settings {
       throw new UserError(`${c.file}: output: ${c.output} is a symbolic link to nothing (${readlinkSync(output)}); remove it or point it at a folder`);
     }
   }
-  // The cache and the output must not hold each other: a run replaces its output folder whole.
   if (useCache) {
     const cache = resolve(cacheDir);
     const within = (a: string, b: string) => {
@@ -131,14 +129,14 @@ function settings(config: Config | string, o: RunExperimentOptions): Settings {
     if (within(cache, output)) throw new UserError(`${c.file}: output: ${c.output} holds the cache root ${cacheDir} (${cacheDirSource(o, c)}): every run replaces its output folder and would throw the cache away; put them apart`);
     if (within(output, cache)) throw new UserError(`${c.file}: output: ${c.output} is inside the cache root ${cacheDir} (${cacheDirSource(o, c)}): \`cache prune\` would delete your results; put them apart`);
   }
-  return { config: output === resolve(c.output) ? c : { ...c, output }, cacheDir, useCache, offline: Boolean(o.offline) || offlineFromEnv() };
+  return { config: output === resolve(c.output) ? c : { ...c, output }, cacheDir, useCache, offline: checked.offline };
 }
 
 function cacheDirSource(o: RunExperimentOptions, config: Config): string {
   if (o.cacheDir !== undefined) return '--cache-dir';
-  if (config.cache_dir !== undefined) return `${config.file}: cache_dir`;
+  if (config.cache_dir !== undefined) return 'cache_dir';
   if (process.env.SKILLRET_CACHE_DIR !== undefined) return '$SKILLRET_CACHE_DIR';
-  return 'cache folder';
+  return 'the default cache folder';
 }
 
 /** A path as the terminal shows it: relative to the working folder when under it. */
@@ -159,16 +157,17 @@ function asUserError(e: unknown, output: string): unknown {
 
 /** The expanded plan of an experiment (every resolved parameter, the run matrix, output folders), as `run --dry-run` prints it. */
 export function planExperiment(config: Config | string, o: RunExperimentOptions = {}): string {
-  const s = settings(config, o);
+  const s = settings(config, o, false);
   return formatPlan(s.config, s);
 }
 
 /**
  * Runs an experiment (a config file or a loaded config) and writes its results folder. Throws a
- * UserError (one line naming the file, line and key) on bad input, before any work where it can.
+ * UserError on bad input, before any stage runs where it can: every problem of the config and of
+ * the models, presets, files, servers and folders its plan needs, one line each (`problems`).
  */
 export async function runExperiment(config: Config | string, o: RunExperimentOptions = {}): Promise<ExperimentReport> {
-  const s = settings(config, o);
+  const s = settings(config, o, true);
   const ctx: StageContext = {
     cacheDir: s.cacheDir,
     useCache: s.useCache,
@@ -176,10 +175,9 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
     progress: o.progress ? createProgressFactory() : silentProgress,
     log: o.log ?? (() => {}),
   };
-  // Every path the run writes is checked before any work; the output folder is locked for the run
-  // (a lock file beside it naming the holder), the results are staged beside it and swapped in
-  // whole at the end, so a failed or killed run leaves the previous results untouched.
-  preflight(s.config, { cacheDir: s.cacheDir, useCache: s.useCache, cacheDirSource: cacheDirSource(o, s.config) });
+  // Every path the run writes was checked before any work (settings); the output folder is locked
+  // for the run (a lock file beside it naming the holder), the results are staged beside it and
+  // swapped in whole at the end, so a failed or killed run leaves the previous results untouched.
   if (!s.useCache && o.cacheDir !== undefined) ctx.log(`note: --cache-dir ${o.cacheDir} is not used: --no-cache reads and writes no cache`);
   const largestK = Math.max(...s.config.k);
   for (const r of s.config.retrievers) {

@@ -3,7 +3,6 @@
  * write the results folder, print the summary table (src/api/run.ts does the work).
  */
 import { planExperiment, runExperiment } from '../api/run.js';
-import { loadConfig } from '../pipeline/config.js';
 import { escapeControl } from '../util/terminal-text.js';
 
 export interface RunOptions {
@@ -23,9 +22,12 @@ export interface RunOptions {
   log?: (line: string) => void;
 }
 
-/** Returns the text for stdout. */
+/**
+ * Returns the text for stdout. The config file goes to the library verbs as a path, so its problems
+ * and those of the models and files its plan needs are listed together, before any stage runs.
+ */
 export async function runCommand(o: RunOptions): Promise<string> {
-  const config = loadConfig(o.config);
+  const config = o.config;
   const opts = {
     ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}),
     cache: o.cache !== false,

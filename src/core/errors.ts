@@ -1,12 +1,19 @@
 /**
- * A problem with the user's input (data, config, run file, flags).
- * The CLI prints `message` as one line and exits with code 2, never a stack trace.
- * Build messages with `where()` so they name the file, line and field.
+ * A problem with the user's input (data, config, run file, flags), or several found together (every
+ * problem of a config and of the models, files and servers its plan needs).
+ * The CLI prints each of `problems` as one line and exits with code 2, never a stack trace.
+ * Build messages with `where()` so they name the file, line and field: each problem is
+ * self-contained (`file:line: key.path: message`), so the first line alone says what is wrong.
  */
 export class UserError extends Error {
   override readonly name = 'UserError';
-  constructor(message: string) {
-    super(message);
+  /** One self-contained line per problem (at least one); `message` is them joined by newlines. */
+  readonly problems: readonly string[];
+  constructor(message: string | readonly string[]) {
+    const problems = typeof message === 'string' ? [message] : [...message];
+    if (problems.length === 0) throw new Error('UserError: no problem given');
+    super(problems.join('\n'));
+    this.problems = problems;
   }
 }
 

@@ -85,6 +85,23 @@ export interface StageEndpoint {
   url: string;
   /** Config key path, e.g. `retrievers.qwen3.endpoint.url`. */
   key: string;
+  /** The key path of the URL inside the entry, e.g. ['endpoint', 'url']. */
+  path: readonly (string | number)[];
+}
+
+/**
+ * Where a plan's models, caches and servers are, for a kind's `resources` check: what `run` will
+ * use (the models folder, the cache root, offline or not). Nothing is fetched, built or loaded.
+ */
+export interface ResourceContext {
+  /** Folder of the config file (model references like ./x resolve against it). */
+  configDir: string;
+  /** Folder of the bundled and exported local models. */
+  modelsDir: string;
+  /** The run's cache root (hub downloads are under it). */
+  cacheDir: string;
+  /** No network (--offline, SKILLRET_OFFLINE=1, HF_HUB_OFFLINE=1). */
+  offline: boolean;
 }
 
 /** The paper's name for an entry's model (its published rows) and how the entry's settings differ from the protocol's. */
@@ -127,11 +144,11 @@ interface StageKindBase<S extends z.ZodObject, C extends StageConfig = z.output<
   /** The paper's counterpart of this entry (paper/published-vs-measured.ts pairs its runs with published rows); undefined: none. */
   paperCounterpart?(c: C): PaperCounterpart | undefined;
   /**
-   * Pre-flight checks of the entry's own input files, before any work (`run` after the config is
-   * loaded; `run --dry-run` does not call it): what is cheap to check (the files exist, their headers
-   * are sound). Throws a one-line UserError naming the file.
+   * The models, presets and files the entry needs, checked before any stage runs (also by
+   * `run --dry-run`): names and existence only, no network, nothing built or loaded. Each problem
+   * at a key path relative to the entry (its servers are checked from `endpoints`).
    */
-  preflight?(c: C): void;
+  resources?(c: C, rc: ResourceContext, issue: ConfigIssue): void;
 }
 
 /** A kind of first stage: bm25, dense, run, fusion, … */

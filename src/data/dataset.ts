@@ -155,14 +155,36 @@ function splitsPresent(dir: string, role: DatasetRole): string[] {
   }
 }
 
-function requireFile(dir: string, role: DatasetRole, split: string): string {
+/** Why `role`'s file of `split` is not in the folder (naming the file and the splits there), or null. */
+function missingFileProblem(dir: string, role: DatasetRole, split: string): string | null {
   const p = datasetFilePath(dir, role, split);
-  if (!existsSync(p)) {
-    const present = splitsPresent(dir, role);
-    const also = present.length > 0 ? `; splits present for ${role}: ${present.join(', ')}` : '';
-    throw new UserError(`${where(p)}file not found; ${layoutHint(dir, split)}${also}`);
+  if (existsSync(p)) return null;
+  const present = splitsPresent(dir, role);
+  const also = present.length > 0 ? `; splits present for ${role}: ${present.join(', ')}` : '';
+  return `${where(p)}file not found; ${layoutHint(dir, split)}${also}`;
+}
+
+function requireFile(dir: string, role: DatasetRole, split: string): string {
+  const problem = missingFileProblem(dir, role, split);
+  if (problem) throw new UserError(problem);
+  return datasetFilePath(dir, role, split);
+}
+
+/**
+ * What `loadDataset` would refuse about the folder before reading a record: the split name, the
+ * folder, the skills and queries files of the split (and the qrels file when `requireQrels`).
+ * Each problem a self-contained text naming the file; none: [].
+ */
+export function datasetFolderProblems(dir: string, split: string, requireQrels = false): string[] {
+  try {
+    checkSplit(dir, split);
+    checkDir(dir, split);
+  } catch (e) {
+    if (e instanceof UserError) return [e.message];
+    throw e;
   }
-  return p;
+  const roles: DatasetRole[] = requireQrels ? ['skills', 'queries', 'qrels'] : ['skills', 'queries'];
+  return roles.map((role) => missingFileProblem(dir, role, split)).filter((p): p is string => p !== null);
 }
 
 interface LoadedSkills {

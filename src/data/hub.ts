@@ -129,22 +129,30 @@ function userError(msg: string, token: string | undefined): UserError {
   return new UserError(redact(msg, token));
 }
 
+/** Why a hub pin is not usable: the key (`repo`, `revision`) and the reason; null when it is a pin. */
+export function hubPinProblem(repo: string, revision: string | undefined): { key: 'repo' | 'revision'; text: string } | null {
+  if (!REPO_RE.test(repo)) return { key: 'repo', text: `${JSON.stringify(repo)} is not an "owner/name" repository id` };
+  if (revision === undefined || revision === '') return { key: 'revision', text: 'missing; pin a 40-hex commit or a tag (the hub head is mutable)' };
+  if (COMMIT_RE.test(revision)) return null;
+  if (/^[0-9a-fA-F]{7,39}$/.test(revision)) return { key: 'revision', text: `${JSON.stringify(revision)} looks like a short commit; give all 40 hex digits` };
+  if (!TAG_RE.test(revision) || revision.includes('..')) return { key: 'revision', text: `${JSON.stringify(revision)} is neither a 40-hex commit nor a tag name` };
+  if (MUTABLE_REFS.has(revision.toLowerCase())) return { key: 'revision', text: `${JSON.stringify(revision)} is a branch head, not a pin; give a 40-hex commit or a tag` };
+  return null;
+}
+
 /** Checks repo and revision; throws a UserError naming the option. */
 export function checkHubPin(repo: string, revision: string | undefined): void {
-  if (!REPO_RE.test(repo)) throw new UserError(`${where('dataset', undefined, 'repo')}${JSON.stringify(repo)} is not an "owner/name" repository id`);
-  if (revision === undefined || revision === '') {
-    throw new UserError(`${where('dataset', undefined, 'revision')}missing; pin a 40-hex commit or a tag (the hub head is mutable)`);
-  }
-  if (COMMIT_RE.test(revision)) return;
-  if (/^[0-9a-fA-F]{7,39}$/.test(revision)) {
-    throw new UserError(`${where('dataset', undefined, 'revision')}${JSON.stringify(revision)} looks like a short commit; give all 40 hex digits`);
-  }
-  if (!TAG_RE.test(revision) || revision.includes('..')) {
-    throw new UserError(`${where('dataset', undefined, 'revision')}${JSON.stringify(revision)} is neither a 40-hex commit nor a tag name`);
-  }
-  if (MUTABLE_REFS.has(revision.toLowerCase())) {
-    throw new UserError(`${where('dataset', undefined, 'revision')}${JSON.stringify(revision)} is a branch head, not a pin; give a 40-hex commit or a tag`);
-  }
+  const p = hubPinProblem(repo, revision);
+  if (p) throw new UserError(`${where('dataset', undefined, p.key)}${p.text}`);
+}
+
+/**
+ * The dataset files of a hub split missing from the cache (`hubDatasetDir`): skills and queries
+ * (qrels is optional). What an offline run would refuse; contents are verified when the run reads them.
+ */
+export function missingHubFiles(cacheDir: string, repo: string, revision: string, split: string): string[] {
+  const dir = hubDatasetDir(cacheDir, repo, revision);
+  return (['skills', 'queries'] as const).map((subset) => join(dir, subset, `${split}.jsonl`)).filter((f) => !existsSync(f));
 }
 
 /** The local dataset folder for a repo at a revision. */

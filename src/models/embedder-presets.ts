@@ -474,6 +474,11 @@ export function embedderPresetNames(): string[] {
  * (the preset's `exportCommand`, writing to `folder`) and what to set afterwards.
  */
 export function missingExportMessage(where: string, p: EmbedderPreset, folder: string): string {
+  return `${where}: ${missingExportText(p, folder)}`;
+}
+
+/** `missingExportMessage` without the location. */
+export function missingExportText(p: EmbedderPreset, folder: string): string {
   const cmd = (p.exportCommand ?? '').split(`models/${p.name}`).join(folder);
-  return `${where}: no ONNX export of ${p.paperModel ?? p.name} is published and ${folder} has none; make it with: ${cmd} (or set model to a folder holding one)`;
+  return `no ONNX export of ${p.paperModel ?? p.name} is published and ${folder} has none; make it with: ${cmd} (or set model to a folder holding one)`;
 }

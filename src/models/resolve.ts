@@ -13,7 +13,7 @@
  * and files are fetched from `env.remoteHost + env.remotePathTemplate` =
  * `<host>/<org>/<name>/resolve/<revision>/<file>` (revision URI-encoded).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { urlCredentialProblem } from '../util/secrets.js';
@@ -108,15 +108,20 @@ function isDir(p: string): boolean {
   }
 }
 
+/** Why a reference names no model: the kind of failure and the one-line message `resolveModel` throws. */
+export interface ModelRefFailure {
+  failure: 'empty' | 'offline' | 'no-config' | 'unknown';
+  message: string;
+}
+
 /**
- * Resolves a model reference (the loaders configure transformers.js: `configureTransformersEnv`).
- * Offline with a hub model whose `config.json` is not in the cache: UserError naming the
- * model and the folder to fill (the remaining files are checked by the loader, see
- * `assertHubFilesPresent`).
+ * Where a model reference points, without loading or fetching anything (existence checks only):
+ * the model, or why there is none. `resolveModel` throws the failure's message; the plan's checks
+ * (src/pipeline/resources.ts) list it with the config key.
  */
-export function resolveModel(ref: string, o: ModelLocationOptions): ResolvedModel {
+export function locateModel(ref: string, o: ModelLocationOptions): ResolvedModel | ModelRefFailure {
   const trimmed = ref.trim();
-  if (trimmed === '') throw new UserError('model: empty model reference');
+  if (trimmed === '') return { failure: 'empty', message: 'model: empty model reference' };
 
   const asPath = resolvePath(trimmed);
   if (existsSync(join(asPath, 'config.json'))) {
@@ -135,22 +140,50 @@ export function resolveModel(ref: string, o: ModelLocationOptions): ResolvedMode
     const resolved: ResolvedModel = { source: 'hub', location: id, folder, ref };
     if (revision !== undefined) resolved.revision = revision;
     if (isOffline(o) && !existsSync(join(folder, 'config.json'))) {
-      throw new UserError(
-        `model "${trimmed}": offline and not in the cache; download it elsewhere and put its files ` +
+      return {
+        failure: 'offline',
+        message:
+          `model "${trimmed}": offline and not in the cache; download it elsewhere and put its files ` +
           `(config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx) in ${folder}`,
-      );
+      };
     }
     return resolved;
   }
 
-  if (isDir(asPath)) throw new UserError(`model "${trimmed}": folder ${asPath} has no config.json`);
+  if (isDir(asPath)) return { failure: 'no-config', message: `model "${trimmed}": folder ${asPath} has no config.json` };
   const names = [...EMBEDDER_PRESETS.map((p) => p.name), ...RERANKER_PRESETS.map((p) => p.name)];
   const near = closest(trimmed, names);
   const hint = distance(trimmed.toLowerCase(), near.toLowerCase()) <= 3 ? ` (did you mean the preset "${near}"?)` : ' (presets: skillret-eval models list)';
-  throw new UserError(
-    `model "${trimmed}": not a preset, not a folder with config.json, not a model under ${resolvePath(o.modelsDir)}, ` +
+  return {
+    failure: 'unknown',
+    message:
+      `model "${trimmed}": not a preset, not a folder with config.json, not a model under ${resolvePath(o.modelsDir)}, ` +
       `and not a hub id "org/name[@revision]"${hint}`,
-  );
+  };
+}
+
+/**
+ * Resolves a model reference (the loaders configure transformers.js: `configureTransformersEnv`).
+ * Offline with a hub model whose `config.json` is not in the cache: UserError naming the
+ * model and the folder to fill (the remaining files are checked by the loader, see
+ * `assertHubFilesPresent`).
+ */
+export function resolveModel(ref: string, o: ModelLocationOptions): ResolvedModel {
+  const r = locateModel(ref, o);
+  if ('failure' in r) throw new UserError(r.message);
+  return r;
+}
+
+/** The model folders under the models folder (those holding config.json), by name: the local names a `model:` may use. */
+export function localModelNames(modelsDir: string): string[] {
+  try {
+    return readdirSync(modelsDir, { withFileTypes: true })
+      .filter((e) => (e.isDirectory() || e.isSymbolicLink()) && existsSync(join(modelsDir, e.name, 'config.json')))
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 /** `org/name@rev` or `org/name` (for messages and result files). */

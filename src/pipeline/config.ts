@@ -8,9 +8,10 @@ import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
+import type { StageConfig } from '../core/stages.js';
 import { urlCredentialProblem } from '../util/secrets.js';
 import { idSchema, posInt } from './kind-config/config-parts.js';
-import { RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RetrieverConfig } from './registry.js';
+import { RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RawModelRerankerConfig, type RetrieverConfig } from './registry.js';
 import { suggestion } from './kind-config/suggest.js';
 import { DEFAULT_TARGET_COMPLETENESS } from '../injection/operating-points.js';
 import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE } from '../metrics/slices.js';
@@ -70,6 +71,19 @@ const rerankerSchema = z.preprocess(
   z.discriminatedUnion('type', [noneRerankerSchema, ...schemasOf(RERANKER_KINDS)]),
 );
 
+const reportSchema = z
+  .strictObject({
+    category_rule: z.enum(CATEGORY_RULES).default(DEFAULT_CATEGORY_RULE),
+    ok_within: z.number().min(0).default(DEFAULT_TOLERANCES.ok),
+    close_within: z.number().min(0).default(DEFAULT_TOLERANCES.close),
+  })
+  .default({ category_rule: DEFAULT_CATEGORY_RULE, ok_within: DEFAULT_TOLERANCES.ok, close_within: DEFAULT_TOLERANCES.close });
+
+/**
+ * The whole config, key by key. The rules between entries (unique ids, a fusion's inputs, rerank
+ * depth against top_k, report tolerances) are `crossEntryProblems`: they run on every entry that is
+ * valid on its own, also when another part of the config is not.
+ */
 const configSchema = z
   .strictObject({
     name: idSchema,
@@ -86,52 +100,8 @@ const configSchema = z
     operating_points: z
       .strictObject({ completeness: z.number().gt(0).max(1).default(DEFAULT_TARGET_COMPLETENESS) })
       .default({ completeness: DEFAULT_TARGET_COMPLETENESS }),
-    report: z
-      .strictObject({
-        category_rule: z.enum(CATEGORY_RULES).default(DEFAULT_CATEGORY_RULE),
-        ok_within: z.number().min(0).default(DEFAULT_TOLERANCES.ok),
-        close_within: z.number().min(0).default(DEFAULT_TOLERANCES.close),
-      })
-      .default({ category_rule: DEFAULT_CATEGORY_RULE, ok_within: DEFAULT_TOLERANCES.ok, close_within: DEFAULT_TOLERANCES.close }),
+    report: reportSchema,
     output: z.string().min(1),
-  })
-  .superRefine((c, ctx) => {
-    if (c.report.close_within < c.report.ok_within)
-      ctx.addIssue({ code: 'custom', path: ['report', 'close_within'], message: `must be at least report.ok_within (${c.report.ok_within} points)` });
-    const seen = new Map<string, number>();
-    c.retrievers.forEach((r, i) => {
-      const j = seen.get(r.id);
-      if (j !== undefined) ctx.addIssue({ code: 'custom', path: ['retrievers', i, 'id'], message: `duplicate retriever id "${r.id}" (also retrievers[${j}])` });
-      seen.set(r.id, i);
-    });
-    c.retrievers.forEach((r, i) => {
-      retrieverKind(r.type).check?.(r, i, c.retrievers, (path, message) => ctx.addIssue({ code: 'custom', path: ['retrievers', i, ...path], message }));
-    });
-    c.rerankers.forEach((r, i) => {
-      if (r.type !== 'none')
-        rerankerKind(r.type).check?.(r as never, i, c.rerankers, (path, message) => ctx.addIssue({ code: 'custom', path: ['rerankers', i, ...path], message }));
-    });
-    const seenR = new Map<string, number>();
-    c.rerankers.forEach((r, i) => {
-      const j = seenR.get(r.id);
-      if (j !== undefined) ctx.addIssue({ code: 'custom', path: ['rerankers', i, 'id'], message: `duplicate reranker id "${r.id}" (also rerankers[${j}])` });
-      seenR.set(r.id, i);
-      if (r.id === 'none' && r.type !== 'none') ctx.addIssue({ code: 'custom', path: ['rerankers', i, 'id'], message: '"none" is reserved for the no-reranker entry' });
-    });
-    c.retrievers.forEach((r, i) => {
-      for (const [j, rr] of c.rerankers.entries()) {
-        const depths = 'depth' in rr ? (Array.isArray(rr.depth) ? rr.depth : [rr.depth]) : [];
-        const over = depths.find((d) => d > r.top_k);
-        if (over !== undefined)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['rerankers', j, 'depth'],
-            message: `depth ${over} exceeds retrievers[${i}] ("${r.id}") top_k ${r.top_k}: the reranker can only see what the first stage returned`,
-          });
-        if ('depth' in rr && Array.isArray(rr.depth) && new Set(rr.depth).size !== rr.depth.length)
-          ctx.addIssue({ code: 'custom', path: ['rerankers', j, 'depth'], message: 'a depth is listed twice' });
-      }
-    });
   });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -286,8 +256,33 @@ function lineOf(doc: ReturnType<typeof parseDocument>, counter: LineCounter, pat
   return undefined;
 }
 
-/** Parses and validates YAML text. `file` is used in messages and to resolve relative paths. */
-export function parseConfig(text: string, file: string): Config {
+/**
+ * One problem of a config: at a key path (printed `file:line: key.path: text`, the line of the key
+ * or of its nearest parent in the file), or, without a path, a line of its own that already says
+ * where (a flag, an environment variable, a folder).
+ */
+export interface ConfigProblem {
+  path?: readonly PropertyKey[];
+  text: string;
+}
+
+/** A config's text checked against the schema: every problem found, and the config when there is none. */
+export interface ConfigCheck {
+  /** The file as given (messages name it so). */
+  file: string;
+  /** The YAML value (a mapping). */
+  value: Record<string, unknown>;
+  /** The validated config, when no problem was found. */
+  config?: Config;
+  problems: ConfigProblem[];
+  /** Line (1-based) of the key at `path`, or of its nearest parent in the file. */
+  lineOf(path: readonly PropertyKey[]): number | undefined;
+  /** The parts of the config that are valid on their own (also when the whole is not). */
+  parts: ConfigParts;
+}
+
+/** The YAML document of a config, or the one-line UserError of a text that is not a YAML mapping. */
+function readYaml(text: string, file: string): { value: Record<string, unknown>; lineOf: ConfigCheck['lineOf'] } {
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
@@ -305,42 +300,261 @@ export function parseConfig(text: string, file: string): Config {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new UserError(`${file}: the config must be a YAML mapping (name, dataset, retrievers, rerankers, output …)`);
   }
-  const res = configSchema.safeParse(value);
-  if (!res.success) {
-    // Unknown keys first: a misspelt key usually also causes a "missing" error for the intended one.
-    const issues = [...res.error.issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
-    const described = issues.map((i) => describeIssue(i, value));
-    const first = described[0]!;
-    const line = lineOf(doc, counter, first.path);
-    const loc = line !== undefined ? `${file}:${line}` : file;
-    const more = described.length > 1 ? ` (+${described.length - 1} more problem${described.length > 2 ? 's' : ''})` : '';
-    throw new UserError(`${loc}: ${formatKeyPath(first.path)}: ${first.text}${more}`);
+  return { value: value as Record<string, unknown>, lineOf: (path) => lineOf(doc, counter, path) };
+}
+
+/** The schema's issues as problems: each unknown key on its own, a misspelt key's "missing" twin left out. */
+function schemaProblems(issues: readonly z.core.$ZodIssue[], value: unknown): ConfigProblem[] {
+  const expanded = issues.flatMap((i) => (i.code === 'unrecognized_keys' && i.keys.length > 1 ? i.keys.map((k) => ({ ...i, keys: [k] })) : [i]));
+  const described = expanded.map((i) => ({ issue: i, ...describeIssue(i, value) }));
+  // `datset:` is one mistake: its "did you mean dataset" already says what the missing `dataset` would.
+  const suggested = new Set(
+    described.flatMap((d) => {
+      const m = d.issue.code === 'unrecognized_keys' ? /\(did you mean "([^"]+)"\?\)$/.exec(d.text) : null;
+      return m ? [formatKeyPath([...d.path.slice(0, -1), m[1]!])] : [];
+    }),
+  );
+  return described
+    .filter((d) => !(d.text.startsWith('missing') && suggested.has(formatKeyPath(d.path))))
+    .map((d) => ({ path: d.path, text: d.text }));
+}
+
+type RawRerankerEntry = RawConfig['rerankers'][number];
+
+/**
+ * `item` parsed on its own; an item whose only problems are unknown keys (each one reported by the
+ * schema already) is parsed without them, so that its other keys are still checked against the rest.
+ */
+function parseEntry<T>(item: unknown, schema: z.ZodType<T>): T | undefined {
+  const r = schema.safeParse(item);
+  if (r.success) return r.data;
+  if (!r.error.issues.every((i) => i.code === 'unrecognized_keys')) return undefined;
+  const copy = structuredClone(item);
+  for (const i of r.error.issues) {
+    const parent = pick(copy, i.path);
+    if (parent && typeof parent === 'object') for (const k of (i as z.core.$ZodIssueUnrecognizedKeys).keys) delete (parent as Record<string, unknown>)[k];
   }
+  const again = schema.safeParse(copy);
+  return again.success ? again.data : undefined;
+}
+
+/** Each entry of a list that validates on its own (with its position), and the id and type of every entry that has them. */
+function entriesOf<T>(list: unknown, schema: z.ZodType<T>): { valid: { index: number; entry: T }[]; all: StageConfig[] } {
+  const valid: { index: number; entry: T }[] = [];
+  const all: StageConfig[] = [];
+  if (!Array.isArray(list)) return { valid, all };
+  list.forEach((item: unknown, index) => {
+    const entry = parseEntry(item, schema);
+    if (entry !== undefined) valid.push({ index, entry });
+    const o = item !== null && typeof item === 'object' ? (item as Record<string, unknown>) : {};
+    all.push({ id: typeof o.id === 'string' ? o.id : '', type: typeof o.type === 'string' ? o.type : '' });
+  });
+  return { valid, all };
+}
+
+/**
+ * The rules between entries, over every entry that is valid on its own (so they are listed with
+ * the other problems of a config whose other parts are wrong): unique ids, each kind's `check`
+ * (a fusion's inputs), rerank depth against each first stage's top_k, the report tolerances.
+ */
+function crossEntryProblems(
+  value: Record<string, unknown>,
+  retrievers: ReturnType<typeof entriesOf<RetrieverConfig>>,
+  rerankers: ReturnType<typeof entriesOf<RawRerankerEntry>>,
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const issue = (path: readonly PropertyKey[], text: string) => problems.push({ path, text });
+  const report = parseEntry(value.report, reportSchema);
+  if (report !== undefined && report.close_within < report.ok_within) issue(['report', 'close_within'], `must be at least report.ok_within (${report.ok_within} points)`);
+
+  const seen = new Map<string, number>();
+  retrievers.all.forEach((r, i) => {
+    const j = seen.get(r.id);
+    if (j !== undefined && r.id !== '') issue(['retrievers', i, 'id'], `duplicate retriever id "${r.id}" (also retrievers[${j}])`);
+    if (j === undefined) seen.set(r.id, i);
+  });
+  for (const { index, entry } of retrievers.valid) retrieverKind(entry.type).check?.(entry, index, retrievers.all, (path, message) => issue(['retrievers', index, ...path], message));
+  for (const { index, entry } of rerankers.valid)
+    if (entry.type !== 'none') rerankerKind(entry.type).check?.(entry as never, index, rerankers.all, (path, message) => issue(['rerankers', index, ...path], message));
+
+  const seenR = new Map<string, number>();
+  rerankers.all.forEach((r, i) => {
+    const j = seenR.get(r.id);
+    if (j !== undefined && r.id !== '') issue(['rerankers', i, 'id'], `duplicate reranker id "${r.id}" (also rerankers[${j}])`);
+    if (j === undefined) seenR.set(r.id, i);
+  });
+  for (const { index, entry: rr } of rerankers.valid) {
+    if (rr.id === 'none' && rr.type !== 'none') issue(['rerankers', index, 'id'], '"none" is reserved for the no-reranker entry');
+    if (!('depth' in rr)) continue;
+    const depths = Array.isArray(rr.depth) ? rr.depth : [rr.depth];
+    const deepest = Math.max(...depths);
+    // One problem per reranker, naming every first stage too shallow for it.
+    const shallow = retrievers.valid.flatMap(({ index: i, entry: r }) => (deepest > r.top_k ? [`retrievers[${i}] ("${r.id}") top_k ${r.top_k}`] : []));
+    if (shallow.length > 0)
+      issue(
+        ['rerankers', index, 'depth'],
+        `depth ${deepest} exceeds ${shallow.length > 1 ? `${shallow.slice(0, -1).join(', ')} and ${shallow.at(-1)}` : shallow[0]}: the reranker can only see what the first stage returned`,
+      );
+    if (new Set(depths).size !== depths.length) issue(['rerankers', index, 'depth'], 'a depth is listed twice');
+  }
+  return problems;
+}
+
+/**
+ * Checks YAML text against the schema and the rules between entries, collecting every problem (a
+ * text that is not YAML, or not a mapping, throws its one-line UserError). `file` is used in
+ * messages and to resolve relative paths.
+ */
+export function checkConfigText(text: string, file: string): ConfigCheck {
+  const { value, lineOf: lines } = readYaml(text, file);
+  const abs = absolutePaths(file);
+  const retrievers = entriesOf(value.retrievers, retrieverSchema as z.ZodType<RetrieverConfig>);
+  const rerankers = entriesOf(value.rerankers, rerankerSchema as z.ZodType<RawRerankerEntry>);
+
+  // What the plan's resource checks look at: the parts valid on their own, paths made absolute.
+  const parts: ConfigParts = {
+    configDir: dirname(resolve(file)),
+    retrievers: retrievers.valid.map(({ index, entry }) => ({ index, entry: (retrieverKind(entry.type).resolve?.(entry, abs) ?? entry) as RetrieverConfig })),
+    rerankers: rerankers.valid.flatMap(({ index, entry }) => (entry.type === 'none' ? [] : [{ index, entry: firstDepth(entry) }])),
+  };
+  const ds = parseEntry(value.dataset, datasetSchema);
+  if (ds !== undefined) parts.dataset = resolveDatasetPaths(ds, abs);
+  const path = z.string().min(1);
+  const output = path.safeParse(value.output);
+  if (output.success) parts.output = abs(output.data);
+  const cacheDir = path.safeParse(value.cache_dir);
+  if (cacheDir.success) parts.cacheDir = abs(cacheDir.data);
+
+  const check: ConfigCheck = { file, value, problems: crossEntryProblems(value, retrievers, rerankers), lineOf: lines, parts };
+  const res = configSchema.safeParse(value);
+  if (!res.success) check.problems.unshift(...schemaProblems(res.error.issues, value));
+  if (check.problems.length > 0 || !res.success) return check;
   const c = res.data;
-  const base = dirname(resolve(file));
-  const abs = (p: string) => resolve(base, p);
-  return {
+  const expanded = expandRerankers(c.rerankers);
+  if (typeof expanded === 'string') {
+    check.problems = [{ path: ['rerankers'], text: expanded }];
+    return check;
+  }
+  check.config = {
     ...c,
     file: resolve(file),
     text,
-    dataset: {
-      ...c.dataset,
-      ...(c.dataset.path !== undefined ? { path: abs(c.dataset.path) } : {}),
-      ...(c.dataset.skill_filter !== undefined && 'ids_file' in c.dataset.skill_filter ? { skill_filter: { ids_file: abs(c.dataset.skill_filter.ids_file) } } : {}),
-    },
+    dataset: resolveDatasetPaths(c.dataset, abs),
     retrievers: c.retrievers.map((r) => retrieverKind(r.type).resolve?.(r, abs) ?? r) as RetrieverConfig[],
-    rerankers: expandRerankers(c.rerankers, file),
+    rerankers: expanded,
     ...(c.cache_dir !== undefined ? { cache_dir: abs(c.cache_dir) } : {}),
     output: abs(c.output),
     k: [...new Set(c.k)].sort((a, b) => a - b),
   };
+  return check;
+}
+
+/** Relative paths of a config resolve against its folder. */
+function absolutePaths(file: string): (p: string) => string {
+  const base = dirname(resolve(file));
+  return (p) => resolve(base, p);
+}
+
+function resolveDatasetPaths(ds: RawConfig['dataset'], abs: (p: string) => string): RawConfig['dataset'] {
+  return {
+    ...ds,
+    ...(ds.path !== undefined ? { path: abs(ds.path) } : {}),
+    ...(ds.skill_filter !== undefined && 'ids_file' in ds.skill_filter ? { skill_filter: { ids_file: abs(ds.skill_filter.ids_file) } } : {}),
+  };
+}
+
+/**
+ * Each problem as one self-contained line, `file:line: key.path: text` (the line when the key, or a
+ * parent of it, is in the file), in the order of the file; problems with no line, then those that
+ * name their own place, after; a line given twice once.
+ */
+export function formatProblems(file: string, lineOf: ConfigCheck['lineOf'], problems: readonly ConfigProblem[]): string[] {
+  const rows = problems.map((p, i) => {
+    if (p.path === undefined) return { rank: 2, line: 0, i, text: p.text };
+    const line = lineOf(p.path);
+    return { rank: line === undefined ? 1 : 0, line: line ?? 0, i, text: `${line !== undefined ? `${file}:${line}` : file}: ${formatKeyPath(p.path)}: ${p.text}` };
+  });
+  rows.sort((a, b) => a.rank - b.rank || a.line - b.line || a.i - b.i);
+  return [...new Set(rows.map((r) => r.text))];
+}
+
+/** Throws the UserError listing every problem, when there is one. */
+export function throwProblems(file: string, lineOf: ConfigCheck['lineOf'], problems: readonly ConfigProblem[]): void {
+  if (problems.length > 0) throw new UserError(formatProblems(file, lineOf, problems));
+}
+
+/**
+ * Parses and validates YAML text. `file` is used in messages and to resolve relative paths. Every
+ * problem is reported, each on its own line (UserError.problems), not only the first.
+ */
+export function parseConfig(text: string, file: string): Config {
+  const check = checkConfigText(text, file);
+  throwProblems(file, check.lineOf, check.problems);
+  return check.config!;
+}
+
+/** A model reranker entry as its kind's `resources` check takes it (a depth list: its first depth). */
+export type ModelRerankerPart = Omit<RawModelRerankerConfig, 'depth'> & { depth: number };
+
+/**
+ * The parts of a config that the plan's resource checks look at (src/pipeline/resources.ts), each
+ * entry validated on its own with its paths made absolute, so that the models and files of the
+ * valid entries are checked even when another part of the config has a problem.
+ */
+export interface ConfigParts {
+  /** Folder of the config file. */
+  configDir: string;
+  dataset?: RawConfig['dataset'];
+  /** Retriever entries that validate, with their position in `retrievers`. */
+  retrievers: { index: number; entry: RetrieverConfig }[];
+  /** Model reranker entries that validate (not `none`), with their position in `rerankers`. */
+  rerankers: { index: number; entry: ModelRerankerPart }[];
+  output?: string;
+  /** The config's `cache_dir`, absolute. */
+  cacheDir?: string;
+}
+
+function firstDepth(r: RawModelRerankerConfig): ModelRerankerPart {
+  return { ...r, depth: Array.isArray(r.depth) ? r.depth[0]! : r.depth } as ModelRerankerPart;
+}
+
+/** The parts of a validated config (its rerankers' depth lists folded back into one entry each). */
+export function partsOfConfig(config: Config): ConfigParts {
+  const rerankers: ConfigParts['rerankers'] = [];
+  const groups: string[] = [];
+  for (const r of config.rerankers) {
+    const group = 'group' in r ? r.group : r.id;
+    if (groups.includes(group)) continue;
+    groups.push(group);
+    if (isModelReranker(r)) {
+      const { group: _group, ...entry } = r;
+      rerankers.push({ index: groups.length - 1, entry: entry as ModelRerankerPart });
+    }
+  }
+  return {
+    configDir: dirname(config.file),
+    dataset: config.dataset,
+    retrievers: config.retrievers.map((entry, index) => ({ index, entry })),
+    rerankers,
+    output: config.output,
+    ...(config.cache_dir !== undefined ? { cacheDir: config.cache_dir } : {}),
+  };
+}
+
+/** Where the keys of a config's text are (for the problems of a config given as a value: its `text`). */
+export function linesOfText(text: string): ConfigCheck['lineOf'] {
+  try {
+    return readYaml(text, '').lineOf;
+  } catch {
+    return () => undefined;
+  }
 }
 
 /**
  * One entry per reranker run: a depth list becomes `<id>-k<depth>` entries (the results folder names
- * say which depth they hold); ids must stay unique after the expansion.
+ * say which depth they hold); ids must stay unique after the expansion (else: the problem).
  */
-function expandRerankers(list: RawConfig['rerankers'], file: string): RerankerConfig[] {
+function expandRerankers(list: RawConfig['rerankers']): RerankerConfig[] | string {
   const out: RerankerConfig[] = [];
   const seen = new Map<string, string>();
   for (const r of list) {
@@ -352,7 +566,7 @@ function expandRerankers(list: RawConfig['rerankers'], file: string): RerankerCo
           : [{ ...r, depth: r.depth, group: r.id } as RerankerConfig];
     for (const e of entries) {
       const prev = seen.get(e.id);
-      if (prev !== undefined) throw new UserError(`${file}: rerankers: the run id "${e.id}" of "${'group' in e ? e.group : e.id}" is also the id of "${prev}"; rename one`);
+      if (prev !== undefined) return `the run id "${e.id}" of "${'group' in e ? e.group : e.id}" is also the id of "${prev}"; rename one`;
       seen.set(e.id, 'group' in e ? e.group : e.id);
       out.push(e);
     }
@@ -360,6 +574,11 @@ function expandRerankers(list: RawConfig['rerankers'], file: string): RerankerCo
   return out;
 }
 
+/** The text of a config file, or the one-line UserError naming why it cannot be read. */
+export function readConfigText(file: string): string {
+  return readBoundedSync(file, 'config', MAX_CONFIG_BYTES).toString('utf8');
+}
+
 export function loadConfig(file: string): Config {
-  return parseConfig(readBoundedSync(file, 'config', MAX_CONFIG_BYTES).toString('utf8'), file);
+  return parseConfig(readConfigText(file), file);
 }

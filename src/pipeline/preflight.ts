@@ -1,7 +1,8 @@
 /**
  * Pre-flight checks of `run`: every path the run will write is checked before any work (a run
  * that would fail at the end after an hour of encoding fails in the first second instead), each
- * failure one line naming the config file and key (or the flag / environment variable):
+ * failure one problem naming the config key (or the flag / environment variable), listed with the
+ * config's other problems and those of its models and files (validate.ts):
  *  - `output`: not a file; if it exists, a results folder (holds manifest.json) or empty, since the
  *    finished run replaces it as a whole; its parent creatable and writable (the results are staged
  *    beside it), the folder itself writable (it is renamed);
@@ -12,9 +13,7 @@
  */
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UserError } from '../core/errors.js';
-import { isModelReranker, type Config } from './config.js';
-import { rerankerKind, retrieverKind } from './registry.js';
+import type { ConfigParts, ConfigProblem } from './config.js';
 import { fsErrorText, notADirProblem, writableDirProblem } from '../util/dirs.js';
 import { modelsDir } from '../util/paths.js';
 import { GLOVE_EMBEDDER_NAME, GLOVE_RERANKER_NAME, gloveEmbedderDir, gloveModelComplete, gloveRerankerDir } from '../models/glove/names.js';
@@ -29,12 +28,14 @@ export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-
 export interface PreflightOptions {
   cacheDir: string;
   useCache: boolean;
-  /** How the cache root was given, for messages: `--cache-dir`, `<config>: cache_dir`, … */
-  cacheDirSource: string;
+  /** false: only look, create nothing (the folders' nearest existing parents must be writable); default true: create the folders and write a probe file. */
+  probe?: boolean;
+  /** How the cache root was given, for messages: `--cache-dir`, `$SKILLRET_CACHE_DIR`, …; undefined: the config's `cache_dir`. */
+  cacheDirSource?: string;
 }
 
-/** Why the results folder `output` cannot be written, or null. */
-export function outputProblem(output: string): string | null {
+/** Why the results folder `output` cannot be written, or null (`probe: false`: nothing created, see writableDirProblem). */
+export function outputProblem(output: string, o: { probe?: boolean } = {}): string | null {
   if (existsSync(output)) {
     let st;
     try {
@@ -53,65 +54,44 @@ export function outputProblem(output: string): string | null {
       return `cannot replace ${output}: ${fsErrorText(e)}`;
     }
   }
-  return writableDirProblem(dirname(output));
+  return writableDirProblem(dirname(output), o);
 }
 
-function usesBundled(config: Config, name: string): boolean {
-  return config.retrievers.some((r) => r.type === 'dense' && r.model === name) || config.rerankers.some((r) => 'model' in r && r.model === name);
+function usesBundled(parts: ConfigParts, name: string): boolean {
+  return parts.retrievers.some(({ entry: r }) => r.type === 'dense' && r.endpoint === undefined && r.model === name) || parts.rerankers.some(({ entry: r }) => r.type !== 'remote' && r.model === name);
 }
 
-/**
- * A local dataset (`dataset.path`) must be a folder: otherwise one line naming the config file, the
- * key, the missing folder (resolved against the config's folder, as every relative path of a config)
- * and how to get data. Checked by `run` and `run --dry-run` before anything else.
- */
-export function checkDatasetPath(config: Config): void {
-  const path = config.dataset.path;
-  if (path === undefined) return;
-  let problem: string | null;
-  try {
-    problem = statSync(path).isDirectory() ? null : 'not a folder';
-  } catch (e) {
-    problem = (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'no such folder' : fsErrorText(e);
-  }
-  if (problem === null) return;
-  const split = config.dataset.split;
-  throw new UserError(
-    `${config.file}: dataset.path: ${path}: ${problem} (a relative path is resolved against the config's folder); ` +
-      `put the dataset there (skills/, queries/, qrels/ with ${split}.jsonl) or point dataset.path at it; ` +
-      '`skillret-eval data fetch --version v1.1` (or v1.0) downloads a pinned SkillRet test split into the cache and prints the dataset lines to use it',
-  );
-}
+/** Every path the run could not write: the output (at the config's `output` key), the cache root and its subfolders, the models folder. */
+export function preflightProblems(parts: ConfigParts, o: PreflightOptions): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const how = { probe: o.probe !== false };
+  const out = parts.output !== undefined ? outputProblem(parts.output, how) : null;
+  if (out) problems.push({ path: ['output'], text: out });
 
-/** Throws a one-line UserError for the first path the run could not write. */
-export function preflight(config: Config, o: PreflightOptions): void {
-  const out = outputProblem(config.output);
-  if (out) throw new UserError(`${config.file}: output: ${out}`);
-
-  const needsCache = o.useCache || config.dataset.hub !== undefined;
+  const needsCache = o.useCache || parts.dataset?.hub !== undefined;
   if (needsCache) {
-    const root = writableDirProblem(o.cacheDir);
-    if (root) throw new UserError(`${o.cacheDirSource}: ${root}`);
-    for (const sub of CACHE_SUBFOLDERS) {
-      const p = join(o.cacheDir, sub);
-      const problem = notADirProblem(p) ?? (existsSync(p) ? writableDirProblem(p) : null);
-      if (problem) throw new UserError(`${o.cacheDirSource}: cache subfolder ${sub}: ${problem}`);
+    const root = writableDirProblem(o.cacheDir, how);
+    const cacheProblem = (text: string): ConfigProblem => (o.cacheDirSource === undefined ? { path: ['cache_dir'], text } : { text: `${o.cacheDirSource}: ${text}` });
+    if (root) problems.push(cacheProblem(root));
+    else {
+      for (const sub of CACHE_SUBFOLDERS) {
+        const p = join(o.cacheDir, sub);
+        const problem = notADirProblem(p) ?? (existsSync(p) ? writableDirProblem(p, how) : null);
+        if (problem) problems.push(cacheProblem(`cache subfolder ${sub}: ${problem}`));
+      }
     }
   }
-
-  // The stages' own input files (a kind that reads files declares `preflight`, src/core/stages.ts).
-  for (const r of config.retrievers) retrieverKind(r.type).preflight?.(r);
-  for (const r of config.rerankers) if (isModelReranker(r)) rerankerKind(r.type).preflight?.(r);
 
   const models = modelsDir();
   const pending = [
     [GLOVE_EMBEDDER_NAME, gloveEmbedderDir(models)],
     [GLOVE_RERANKER_NAME, gloveRerankerDir(models)],
-  ].filter(([name, dir]) => usesBundled(config, name!) && !gloveModelComplete(dir!, name!));
-  if (usesBundled(config, USE_LITE_NAME) && !useLiteModelComplete(useLiteDir(models))) pending.push([USE_LITE_NAME, useLiteDir(models)]);
+  ].filter(([name, dir]) => usesBundled(parts, name!) && !gloveModelComplete(dir!, name!));
+  if (usesBundled(parts, USE_LITE_NAME) && !useLiteModelComplete(useLiteDir(models))) pending.push([USE_LITE_NAME, useLiteDir(models)]);
   if (pending.length > 0) {
-    const problem = writableDirProblem(models);
+    const problem = writableDirProblem(models, how);
     const source = process.env.SKILLRET_MODELS_DIR !== undefined ? '$SKILLRET_MODELS_DIR' : 'models folder';
-    if (problem) throw new UserError(`${source}: the bundled model ${pending[0]![0]} must be built there first: ${problem}`);
+    if (problem) problems.push({ text: `${source}: the bundled model ${pending[0]![0]} must be built there first: ${problem}` });
   }
+  return problems;
 }

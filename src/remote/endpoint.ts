@@ -135,16 +135,20 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
-/** Offline (--offline, SKILLRET_OFFLINE=1, HF_HUB_OFFLINE=1), only a loopback server may be used. */
-export function assertAllowedOffline(url: string, offline: boolean, field: string): void {
-  if (!offline) return;
+/** Why a server may not be used offline (only a loopback one may), or null. An unparsable URL is urlProblem's to report. */
+export function offlineEndpointProblem(url: string, offline: boolean): string | null {
+  if (!offline) return null;
   let host: string;
   try {
     host = new URL(url).hostname;
   } catch {
-    return; // reported by resolveEndpoint
+    return null; // reported by resolveEndpoint
   }
-  if (!isLoopbackHost(host)) {
-    throw new UserError(`${field}: offline, and ${publicUrl(url)} is not a loopback address (only localhost/127.0.0.1/::1 servers may be used offline)`);
-  }
+  return isLoopbackHost(host) ? null : `offline, and ${publicUrl(url)} is not a loopback address (only localhost/127.0.0.1/::1 servers may be used offline)`;
+}
+
+/** Offline (--offline, SKILLRET_OFFLINE=1, HF_HUB_OFFLINE=1), only a loopback server may be used. */
+export function assertAllowedOffline(url: string, offline: boolean, field: string): void {
+  const p = offlineEndpointProblem(url, offline);
+  if (p) throw new UserError(`${field}: ${p}`);
 }

@@ -73,15 +73,35 @@ export function makeDirs(path: string): void {
   }
 }
 
+/** The nearest existing folder at or above `path` that is not a file (a file there: ENOTDIR), without creating anything. */
+function nearestFolder(path: string): string {
+  let p = resolve(path);
+  for (;;) {
+    const st = statOrNull(p);
+    if (st) {
+      if (!st.isDirectory()) throw Object.assign(new Error(`${p} is not a folder`), { code: 'ENOTDIR', path: p });
+      return p;
+    }
+    const up = dirname(p);
+    if (up === p) return p;
+    p = up;
+  }
+}
+
 /**
  * Why `dir` cannot be used as a folder to write in (created if missing), or null. The check
  * creates and removes a small probe file, so permissions, read-only mounts and full disks show.
+ * `probe: false`: only look (nothing is created): the nearest existing folder must be writable.
  */
-export function writableDirProblem(dir: string): string | null {
+export function writableDirProblem(dir: string, o: { probe?: boolean } = {}): string | null {
   const abs = resolve(dir);
   try {
     const st = statOrNull(abs);
     if (st && !st.isDirectory()) return `${abs} is a file, not a folder`;
+    if (o.probe === false) {
+      accessSync(nearestFolder(abs), constants.W_OK | constants.X_OK);
+      return null;
+    }
     makeDirs(abs);
     accessSync(abs, constants.W_OK | constants.X_OK);
     const probe = join(abs, `.skillret-probe-${process.pid}-${randomHex(4)}`);

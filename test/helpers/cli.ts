@@ -1,6 +1,7 @@
 /**
  * Test helpers for the CLI and user errors: run `main()` in process capturing stdout and
- * stderr, and get the one-line message of a UserError that a call or a config must raise.
+ * stderr, and get the one-line message of a UserError that a call or a config must raise (or,
+ * for a config with several problems, every line).
  */
 import { expect, vi } from 'vitest';
 import { main } from '../../src/cli.js';
@@ -37,6 +38,17 @@ export function configError(text: string, file = '/cfg/x.yaml'): string {
     const m = (e as Error).message;
     expect(m).not.toContain('\n');
     return m;
+  }
+  throw new Error('expected a UserError');
+}
+
+/** Every problem (one line each, in the order printed) of the UserError `text` must raise as a config. */
+export function configProblems(text: string, file = '/cfg/x.yaml'): string[] {
+  try {
+    parseConfig(text, file);
+  } catch (e) {
+    expect(e).toBeInstanceOf(UserError);
+    return (e as Error).message.split('\n');
   }
   throw new Error('expected a UserError');
 }

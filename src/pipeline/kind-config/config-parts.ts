@@ -3,10 +3,16 @@
  * server) and the mapping of an `endpoint:` mapping to what src/remote/ takes. The kinds' own
  * schemas live with the kinds (retrievers/, rerankers/); the whole config schema in config.ts.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { isUserError } from '../../core/errors.js';
+import type { ConfigIssue, ResourceContext } from '../../core/stages.js';
+import { RERANKER_PRESETS } from '../../models/reranker-presets.js';
+import { resolveRerankerSpec } from '../../rerank/spec.js';
 import { SCORE_PRECISIONS } from '../../rerank/score-precision.js';
 import type { RerankerSpec } from '../../rerank/types.js';
-import { resolveModelRef } from './model-ref.js';
+import { modelLocationProblem, resolveModelRef } from './model-ref.js';
 import { rerankerQuerySchema } from './query-config.js';
 import { urlProblem, type EndpointConfig, type RemoteApi } from '../../remote/endpoint.js';
 
@@ -95,6 +101,34 @@ export function modelRerankerSpec(r: ModelRerankerEntry, configDir: string): Omi
     ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
     ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
     ...(r.threads !== undefined ? { threads: r.threads } : {}),
+  };
+}
+
+/**
+ * The `resources` check of a model reranker kind (cross-encoder, qwen3), as `createReranker` will
+ * resolve it: the preset its model names (of this type), that preset's export (published, bundled or
+ * exported into the models folder), and where the model is. Names and folders only: nothing loaded.
+ */
+export function modelRerankerResources(type: RerankerSpec['type']) {
+  return (r: ModelRerankerEntry, rc: ResourceContext, issue: ConfigIssue): void => {
+    let resolved;
+    try {
+      resolved = resolveRerankerSpec(
+        { ...modelRerankerSpec(r, rc.configDir), type },
+        { batchSize: 1 }, // the kind's defaults change no problem found here
+        { exportFolder: (p) => (existsSync(join(rc.modelsDir, p.name, 'config.json')) ? join(rc.modelsDir, p.name) : undefined) },
+      );
+    } catch (e) {
+      if (!isUserError(e)) throw e;
+      // `reranker "<id>": <key>: <text>`: the key is the entry's own.
+      const m = /^reranker "[^"]*": (type|model|depth|max_tokens|batch_size|threads): ([\s\S]*)$/.exec(e.message);
+      if (m) issue([m[1]!], m[2]!);
+      else issue(['model'], e.message);
+      return;
+    }
+    if (resolved.local !== undefined) return; // bundled, built on first use
+    const problem = modelLocationProblem(resolved.modelRef, rc, RERANKER_PRESETS.flatMap((p) => [p.name, ...p.aliases]));
+    if (problem) issue(['model'], problem);
   };
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createLocalReranker, type LocalScorer } from '../../rerank/rerank.js';
 import { defineReranker } from '../../rerank/types.js';
 import { rerankerCounterpart } from '../kind-config/reranker-counterpart.js';
-import { describeReranker, modelRerankerKeys, modelRerankerSpec } from '../kind-config/config-parts.js';
+import { describeReranker, modelRerankerKeys, modelRerankerResources, modelRerankerSpec } from '../kind-config/config-parts.js';
 
 /** How a cross-encoder loads: 8 pairs per pass (scripts/bench-rerank.mjs), the model's own token limit, logits. */
 export const crossEncoderScorer: LocalScorer<Record<string, never>> = {
@@ -24,5 +24,6 @@ export const crossEncoderReranker = defineReranker({
   schema: z.strictObject({ ...modelRerankerKeys, type: z.literal('cross-encoder') }),
   describe: describeReranker,
   paperCounterpart: (r) => rerankerCounterpart(r, { remote: false }),
+  resources: modelRerankerResources('cross-encoder'),
   load: (ctx, r, configDir) => createLocalReranker(ctx, { ...modelRerankerSpec(r, configDir), type: 'cross-encoder' }, crossEncoderScorer),
 });

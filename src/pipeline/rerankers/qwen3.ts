@@ -5,7 +5,7 @@ import { defaultInstruction, QWEN3_TEMPLATES, type Qwen3Template } from '../../m
 import { createLocalReranker, type LocalScorer } from '../../rerank/rerank.js';
 import { defineReranker } from '../../rerank/types.js';
 import { rerankerCounterpart } from '../kind-config/reranker-counterpart.js';
-import { describeReranker, modelRerankerKeys, modelRerankerSpec } from '../kind-config/config-parts.js';
+import { describeReranker, modelRerankerKeys, modelRerankerResources, modelRerankerSpec } from '../kind-config/config-parts.js';
 
 /** The template and instruction of a qwen3 entry: the config's, else the preset's (its instruction only with its own template), else the template's default. */
 export function qwen3Settings(r: { template?: Qwen3Template; instruction?: string }, preset: RerankerPreset | undefined): { template: Qwen3Template; instruction: string } {
@@ -40,5 +40,6 @@ export const qwen3Reranker = defineReranker({
   }),
   describe: describeReranker,
   paperCounterpart: (r) => rerankerCounterpart(r, { remote: false }),
+  resources: modelRerankerResources('qwen3'),
   load: (ctx, r, configDir) => createLocalReranker(ctx, { ...modelRerankerSpec(r, configDir), type: 'qwen3' }, qwen3Scorer(r)),
 });

@@ -20,7 +20,7 @@ export const remoteReranker = defineReranker({
   }),
   describe: describeReranker,
   paperCounterpart: (r) => rerankerCounterpart(r, { remote: true }),
-  endpoints: (r) => [{ url: r.endpoint.url, key: `rerankers.${r.id}.endpoint.url` }],
+  endpoints: (r) => [{ url: r.endpoint.url, key: `rerankers.${r.id}.endpoint.url`, path: ['endpoint', 'url'] }],
   load: (ctx, r) => createRemoteReranker(ctx, {
       id: r.id,
       type: 'remote',

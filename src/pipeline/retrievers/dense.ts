@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { StageContext } from '../../core/context.js';
 import { defineFirstStage, type FirstStageInput, type FirstStageOutput } from '../../core/stages.js';
 import { remoteDenseRetrieve } from '../../retrieval/dense/remote-retriever.js';
-import { denseRetrieve, type DenseSpec } from '../../retrieval/dense/retriever.js';
+import { denseRetrieve, embedderRef, type DenseSpec } from '../../retrieval/dense/retriever.js';
 import type { IndexSpec } from '../../retrieval/dense/search.js';
 import { withDenseStageCache } from '../../retrieval/dense/stage-cache.js';
 import { openDenseScorer } from '../../retrieval/dense/scorer.js';
@@ -14,7 +14,8 @@ import { findEmbedderPreset } from '../../models/embedder-presets.js';
 import { modelsDir } from '../../util/paths.js';
 import { endpointFromConfig, endpointSchema, type EndpointYaml, idSchema, otherOptions, posInt } from '../kind-config/config-parts.js';
 import { describeIndex, indexSchema, indexSpecOf } from '../kind-config/index-config.js';
-import { resolveModelRef } from '../kind-config/model-ref.js';
+import { modelLocationProblem, resolveModelRef } from '../kind-config/model-ref.js';
+import { EMBEDDER_PRESETS } from '../../models/embedder-presets.js';
 import { retrieverQuerySchema } from '../kind-config/query-config.js';
 
 const schema = z.strictObject({
@@ -37,6 +38,9 @@ const schema = z.strictObject({
 });
 
 export type DenseConfig = z.output<typeof schema>;
+
+/** What an unknown dense `model:` is compared with for a "did you mean": every name a preset answers to. */
+const EMBEDDER_NAMES = EMBEDDER_PRESETS.flatMap((p) => [p.name, ...p.aliases]);
 
 /** The `index:` mapping as src/retrieval/dense/ takes it. */
 /** The retrieval spec a dense config names (local model; the one mapping `run` and `explain` use). */
@@ -104,7 +108,15 @@ export const denseRetriever = defineFirstStage({
   describe(r) {
     return `dense model=${r.model} index=${describeIndex(r.index)} top_k=${r.top_k}${otherOptions(r, ['id', 'type', 'model', 'top_k', 'index'])}`;
   },
-  endpoints: (r) => (r.endpoint ? [{ url: r.endpoint.url, key: `retrievers.${r.id}.endpoint.url` }] : []),
+  endpoints: (r) => (r.endpoint ? [{ url: r.endpoint.url, key: `retrievers.${r.id}.endpoint.url`, path: ['endpoint', 'url'] }] : []),
+  resources(r, rc, issue) {
+    if (r.endpoint) return; // served: `model` names the model for the server, the presets and the cache
+    const e = embedderRef(resolveModelRef(r.model, rc.configDir), rc.modelsDir);
+    if ('problem' in e) return issue(['model'], e.problem);
+    if (e.bundled !== undefined) return; // built on first use (preflight checks the models folder is writable)
+    const problem = modelLocationProblem(e.ref, rc, EMBEDDER_NAMES);
+    if (problem) issue(['model'], problem);
+  },
   paperCounterpart(r) {
     const preset = findEmbedderPreset(r.model);
     if (!preset?.paperModel) return undefined;

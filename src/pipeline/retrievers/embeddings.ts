@@ -12,7 +12,7 @@
  * The files' SHA-256 go to the manifest with the stage info; same files → same results.
  */
 import { z } from 'zod';
-import { UserError } from '../../core/errors.js';
+import { isUserError, UserError } from '../../core/errors.js';
 import { defineFirstStage, type ConfigIssue } from '../../core/stages.js';
 import {
   checkVectorSource,
@@ -104,11 +104,21 @@ export const embeddingsRetriever = defineFirstStage({
   },
   describe: (r: EmbeddingsConfig) =>
     `embeddings documents=${describeSide(r.documents)} queries=${describeSide(r.queries)} normalize=${r.normalize} extra_ids=${r.extra_ids} index=${describeIndex(r.index)} top_k=${r.top_k}${r.threads !== undefined ? ` threads=${r.threads}` : ''}`,
-  preflight(r) {
-    const d = checkVectorSource(sourceOf(r.documents));
-    const q = checkVectorSource(sourceOf(r.queries));
+  resources(r, _rc, issue) {
+    // The files exist and their headers are sound (cheap: no vector is read); one problem per side.
+    const side = (key: 'documents' | 'queries') => {
+      try {
+        return checkVectorSource(sourceOf(r[key]));
+      } catch (e) {
+        if (!isUserError(e)) throw e;
+        issue([key, 'vectors'], e.message);
+        return undefined;
+      }
+    };
+    const d = side('documents');
+    const q = side('queries');
     if (d && q && d.dim !== q.dim)
-      throw new UserError(`${r.queries.vectors}: query vectors have dimension ${q.dim}, the document vectors of ${r.documents.vectors} ${d.dim} (both must come from one model)`);
+      issue(['queries', 'vectors'], `${r.queries.vectors}: query vectors have dimension ${q.dim}, the document vectors of ${r.documents.vectors} ${d.dim} (both must come from one model)`);
   },
   async run(ctx, r, { docs, queries }) {
     const out = await precomputedRetrieve(

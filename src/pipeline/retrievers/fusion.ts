@@ -27,7 +27,7 @@ type FusionConfig = z.output<typeof schema>;
 
 /** A fusion's inputs must name distinct retrievers listed before it; weights match inputs; rrf_k/norm fit the method. */
 function checkFusion(r: FusionConfig, i: number, all: readonly StageConfig[], issue: ConfigIssue): void {
-  const earlierIds = all.slice(0, i).map((e) => e.id);
+  const earlierIds = all.slice(0, i).map((e) => e.id).filter((id) => id !== ''); // '': an entry without an id (reported by the schema)
   const seen = new Map<string, number>();
   r.inputs.forEach((input, j) => {
     const dup = seen.get(input);
@@ -39,7 +39,7 @@ function checkFusion(r: FusionConfig, i: number, all: readonly StageConfig[], is
     else if (later >= 0)
       issue(['inputs', j], `"${input}" is listed after this fusion (retrievers[${later}]); a fusion reads runs already computed, so list its inputs before it`);
     else if (earlierIds.length === 0) issue(['inputs', j], `unknown retriever "${input}": no retriever is listed before this fusion (list its inputs first)`);
-    else issue(['inputs', j], `"${input}" is not a retriever listed before this fusion${suggestion(input, earlierIds)}`);
+    else issue(['inputs', j], `"${input}" is not a retriever listed before this fusion${suggestion(input, [...new Set(earlierIds)])}`);
   });
   if (r.weights !== undefined && r.weights.length !== r.inputs.length)
     issue(['weights'], `expected one weight per input (${r.inputs.length}), got ${r.weights.length}`);

@@ -1,9 +1,11 @@
 /** `type: run`: a saved first-stage run (TREC or the official JSON shape), read instead of computed. */
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { UserError } from '../../core/errors.js';
 import { defineFirstStage } from '../../core/stages.js';
 import type { Run, ScoredDoc } from '../../core/types.js';
 import { readRunFile } from '../../formats/run-file.js';
+import { fsErrorText } from '../../util/dirs.js';
 import { idSchema, posInt } from '../kind-config/config-parts.js';
 
 export const runFileRetriever = defineFirstStage({
@@ -16,6 +18,16 @@ export const runFileRetriever = defineFirstStage({
   }),
   resolve: (r, abs) => ({ ...r, path: abs(r.path) }),
   describe: (r) => `saved run ${r.path} (top_k=${r.top_k})`,
+  resources(r, _rc, issue) {
+    let st;
+    try {
+      st = statSync(r.path, { throwIfNoEntry: false });
+    } catch (e) {
+      return issue(['path'], `${r.path}: ${fsErrorText(e)}`);
+    }
+    if (!st) issue(['path'], `${r.path}: no such file (a saved run: TREC or the official JSON)`);
+    else if (!st.isFile()) issue(['path'], `${r.path} is not a file`);
+  },
   async run(_ctx, r, { docs, queries }) {
     const saved = await readRunFile(r.path);
     const known = new Set(docs.ids);

@@ -10,7 +10,7 @@ import type { Run } from '../../core/types.js';
 import type { Doc, DocStore } from '../../core/stages.js';
 import { UserError } from '../../core/errors.js';
 import type { StageContext } from '../../core/context.js';
-import { findEmbedderPreset, missingExportMessage, type EmbedderPreset, type Pooling } from '../../models/embedder-presets.js';
+import { findEmbedderPreset, missingExportText, type EmbedderPreset, type Pooling } from '../../models/embedder-presets.js';
 import { resolveEmbedderSettings, type EmbedderSettings } from '../../models/embedder-settings.js';
 import { readStConfig } from '../../models/st-config.js';
 import { fetchStFiles } from '../../models/st-fetch.js';
@@ -107,6 +107,34 @@ function isLocalRef(ref: string, models: string): boolean {
   return existsSync(join(ref, 'config.json')) || existsSync(join(models, ref, 'config.json'));
 }
 
+/**
+ * What a dense `model:` reference loads, decided from names and folders alone (nothing built,
+ * fetched or read): the preset it names, if any, and the reference to resolve (a bundled preset's
+ * folder, a preset's hub export, its exported folder, or the reference itself); or why it cannot
+ * load (a preset this tool cannot run, a revision of another repository, an export not made yet).
+ * `bundled`: a bundled model built on first use.
+ */
+export type EmbedderRef = { preset: EmbedderPreset | null; ref: string; bundled?: string } | { problem: string };
+
+export function embedderRef(model: string, models: string): EmbedderRef {
+  const byRef = findEmbedderPreset(model) ?? null;
+  if (isLocalRef(model, models) || !byRef) return { preset: byRef, ref: model };
+  if (byRef.unsupported) return { problem: byRef.unsupported };
+  if (byRef.localFolder !== null) return { preset: byRef, ref: join(models, byRef.localFolder), bundled: byRef.name };
+  if (byRef.hubId !== null) {
+    // A revision pins one repository: keep it only when the reference names the export repo itself.
+    const [base, rev] = model.trim().split('@') as [string, string | undefined];
+    if (rev !== undefined && base.toLowerCase() !== byRef.hubId.toLowerCase() && base.toLowerCase() !== byRef.name.toLowerCase()) {
+      return { problem: `"${model}" pins a revision of ${base}, but the preset loads the ONNX export ${byRef.hubId}; write ${byRef.hubId}@<revision>` };
+    }
+    return { preset: byRef, ref: rev !== undefined ? `${byRef.hubId}@${rev}` : byRef.hubId };
+  }
+  // No published export: the folder the export command writes, else say how to make it.
+  const folder = join(models, byRef.name);
+  if (!existsSync(join(folder, 'config.json'))) return { problem: missingExportText(byRef, folder) };
+  return { preset: byRef, ref: folder };
+}
+
 /** Preset + model location + every option (spec overrides preset, preset and model files override defaults). */
 export async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: ModelLocationOptions): Promise<Resolved> {
   let preset: EmbedderPreset | null = null;
@@ -114,39 +142,18 @@ export async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: Model
     preset = findEmbedderPreset(spec.preset) ?? null;
     if (!preset) throw new UserError(`retrievers.${spec.id}.preset: unknown preset "${spec.preset}"`);
   }
-  const byRef = findEmbedderPreset(spec.model) ?? null;
-  let ref = spec.model;
-  if (!isLocalRef(spec.model, loc.modelsDir) && byRef) {
-    preset ??= byRef;
-    if (byRef.unsupported) throw new UserError(`retrievers.${spec.id}.model: ${byRef.unsupported}`);
-    if (byRef.localFolder !== null) {
-      if (byRef.name === 'glove-6b-100d-static') {
-        const { ensureGloveModels } = await import('../../models/glove/convert.js');
-        await ensureGloveModels(loc.modelsDir, { log: ctx.log });
-      }
-      if (byRef.name === 'use-lite-512') {
-        const { ensureUseLiteModel } = await import('../../models/use-lite/convert.js');
-        await ensureUseLiteModel(loc.modelsDir, { log: ctx.log });
-      }
-      ref = join(loc.modelsDir, byRef.localFolder);
-    } else if (byRef.hubId !== null) {
-      // A revision pins one repository: keep it only when the reference names the export repo itself.
-      const [base, rev] = spec.model.trim().split('@') as [string, string | undefined];
-      if (rev !== undefined && base.toLowerCase() !== byRef.hubId.toLowerCase() && base.toLowerCase() !== byRef.name.toLowerCase()) {
-        throw new UserError(
-          `retrievers.${spec.id}.model: "${spec.model}" pins a revision of ${base}, but the preset loads the ONNX export ${byRef.hubId}; write ${byRef.hubId}@<revision>`,
-        );
-      }
-      ref = rev !== undefined ? `${byRef.hubId}@${rev}` : byRef.hubId;
-    } else {
-      // No published export: the folder the export command writes, else say how to make it.
-      const folder = join(loc.modelsDir, byRef.name);
-      if (!existsSync(join(folder, 'config.json'))) throw new UserError(missingExportMessage(`retrievers.${spec.id}.model`, byRef, folder));
-      ref = folder;
-    }
-  } else if (!preset && byRef) {
-    preset = byRef;
+  const r = embedderRef(spec.model, loc.modelsDir);
+  if ('problem' in r) throw new UserError(`retrievers.${spec.id}.model: ${r.problem}`);
+  preset ??= r.preset;
+  if (r.bundled === 'glove-6b-100d-static') {
+    const { ensureGloveModels } = await import('../../models/glove/convert.js');
+    await ensureGloveModels(loc.modelsDir, { log: ctx.log });
   }
+  if (r.bundled === 'use-lite-512') {
+    const { ensureUseLiteModel } = await import('../../models/use-lite/convert.js');
+    await ensureUseLiteModel(loc.modelsDir, { log: ctx.log });
+  }
+  const ref = r.ref;
   const model = resolveModel(ref, loc);
   if (model.source === 'hub') await fetchStFiles(model, loc);
   const st = readStConfig(model.folder);
