@@ -1,4 +1,5 @@
 /** Every shipped config validates and expands to a plan (`run --dry-run`), offline. */
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -33,8 +34,9 @@ describe('a config whose dataset folder is absent (configs/skillret-sample*.yaml
       copyFileSync(join(dir, f), cfg);
       // the config says ../../shared/data/skillret-sample: resolved against the config's folder
       const missing = resolve(dirname(cfg), '../../shared/data/skillret-sample');
+      const line = readFileSync(cfg, 'utf8').split('\n').findIndex((l) => /^dataset:/.test(l)) + 1;
       const want =
-        `skillret-eval: ${cfg}: dataset.path: ${missing}: no such folder (a relative path is resolved against the config's folder); ` +
+        `skillret-eval: ${cfg}:${line}: dataset.path: ${missing}: no such folder (a relative path is resolved against the config's folder); ` +
         `put the dataset there (skills/, queries/, qrels/ with test.jsonl) or point dataset.path at it; ` +
         `\`skillret-eval data fetch --version v1.1\` (or v1.0) downloads a pinned SkillRet test split into the cache and prints the dataset lines to use it\n`;
       for (const args of [['run', cfg, '-q'], ['run', cfg, '--dry-run']]) {

@@ -236,7 +236,7 @@ cache_dir: ./cache
 
   it('wrong dimension (.npy headers, found before any work)', async () => {
     const { dir, err } = await runWith((d) => writeFileSync(join(d, 'queries.npy'), npyBytes(vecs(ids.queries.length, 7))));
-    expect(err).toBe(`skillret-eval: ${join(dir, 'queries.npy')}: query vectors have dimension 7, the document vectors of ${join(dir, 'docs.npy')} 8 (both must come from one model)\n`);
+    expect(err).toBe(`skillret-eval: ${join(dir, 'exp.yaml')}:4: retrievers[0].queries.vectors: ${join(dir, 'queries.npy')}: query vectors have dimension 7, the document vectors of ${join(dir, 'docs.npy')} 8 (both must come from one model)\n`);
   });
 
   it('wrong dimension (JSONL, found when read)', async () => {
@@ -278,7 +278,7 @@ cache_dir: ./cache
       const b = npyBytes(vecs(ids.docs.length));
       writeFileSync(join(d, 'docs.npy'), b.subarray(0, b.length - 10));
     });
-    expect(err).toBe(`skillret-eval: ${join(dir, 'docs.npy')}: truncated: the header says 45 x 8 float32 (1440 bytes of data), the file holds 1430\n`);
+    expect(err).toBe(`skillret-eval: ${join(dir, 'exp.yaml')}:4: retrievers[0].documents.vectors: ${join(dir, 'docs.npy')}: truncated: the header says 45 x 8 float32 (1440 bytes of data), the file holds 1430\n`);
   });
 
   it('duplicate ids and a row count that is not the id count', async () => {
@@ -291,7 +291,7 @@ cache_dir: ./cache
   it('a dtype that is not float32/float16', async () => {
     const { dir, err } = await runWith((d) => writeFileSync(join(d, 'docs.npy'), npyBytes(vecs(ids.docs.length), { dtype: '<f8' })));
     expect(err).toBe(
-      `skillret-eval: ${join(dir, 'docs.npy')}: dtype '<f8' (float64) is not supported: save float32 ('<f4') or float16 ('<f2') vectors, e.g. np.save(path, x.astype(np.float32))\n`,
+      `skillret-eval: ${join(dir, 'exp.yaml')}:4: retrievers[0].documents.vectors: ${join(dir, 'docs.npy')}: dtype '<f8' (float64) is not supported: save float32 ('<f4') or float16 ('<f2') vectors, e.g. np.save(path, x.astype(np.float32))\n`,
     );
   });
 

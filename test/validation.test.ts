@@ -143,7 +143,7 @@ describe('--dry-run and the start of run resolve what the plan needs', () => {
     const r = await runCli(['run', file, '--dry-run', '--offline']);
     expect(r.code).toBe(2);
     expect(problemLines(r.err)).toEqual([
-      `${file}:2: dataset.path: ${join(dir, 'no-data')}: dataset folder not found; expected layout ${join(dir, 'no-data', '{skills,queries,qrels}', 'test.jsonl')} (qrels optional)`,
+      `${file}:2: dataset.path: ${join(dir, 'no-data')}: no such folder (a relative path is resolved against the config's folder); put the dataset there (skills/, queries/, qrels/ with test.jsonl) or point dataset.path at it; \`skillret-eval data fetch --version v1.1\` (or v1.0) downloads a pinned SkillRet test split into the cache and prints the dataset lines to use it`,
       `${file}:2: dataset.skill_filter.ids_file: ${join(dir, 'ids.txt')}: no such file`,
       `${file}:3: evaluation: expected one of "trec_eval", "official", got "trec"`,
       `${file}:5: retrievers[0].path: ${join(dir, 'runs', 'bm25.trec')}: no such file (a saved run: TREC or the official JSON)`,

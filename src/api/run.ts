@@ -97,8 +97,7 @@ interface Settings {
  * config, its models, presets, files and servers; for the real run, `writes`, every path it
  * writes): one UserError listing every problem, before any stage runs. An output given through a
  * symbolic link is written where the link points (and locked there): replacing the link by a folder
- * would leave the old results at the target without a word. The cache and the output must not hold
- * each other (a run replaces its output folder whole; `cache prune` empties the cache).
+ * would leave the old results at the target without a word.
  */
 function settings(config: Config | string, o: RunExperimentOptions, writes: boolean): Settings {
   if (o.cacheDir !== undefined && o.cacheDir.trim() === '') throw new UserError('--cache-dir: empty path (it would make the current folder the cache root)');
@@ -120,23 +119,7 @@ function settings(config: Config | string, o: RunExperimentOptions, writes: bool
       throw new UserError(`${c.file}: output: ${c.output} is a symbolic link to nothing (${readlinkSync(output)}); remove it or point it at a folder`);
     }
   }
-  if (useCache) {
-    const cache = resolve(cacheDir);
-    const within = (a: string, b: string) => {
-      const r = relative(b, a);
-      return r === '' || (!r.startsWith('..') && !isAbsolute(r));
-    };
-    if (within(cache, output)) throw new UserError(`${c.file}: output: ${c.output} holds the cache root ${cacheDir} (${cacheDirSource(o, c)}): every run replaces its output folder and would throw the cache away; put them apart`);
-    if (within(output, cache)) throw new UserError(`${c.file}: output: ${c.output} is inside the cache root ${cacheDir} (${cacheDirSource(o, c)}): \`cache prune\` would delete your results; put them apart`);
-  }
   return { config: output === resolve(c.output) ? c : { ...c, output }, cacheDir, useCache, offline: checked.offline };
-}
-
-function cacheDirSource(o: RunExperimentOptions, config: Config): string {
-  if (o.cacheDir !== undefined) return '--cache-dir';
-  if (config.cache_dir !== undefined) return 'cache_dir';
-  if (process.env.SKILLRET_CACHE_DIR !== undefined) return '$SKILLRET_CACHE_DIR';
-  return 'the default cache folder';
 }
 
 /** A path as the terminal shows it: relative to the working folder when under it. */

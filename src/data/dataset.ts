@@ -176,6 +176,18 @@ function requireFile(dir: string, role: DatasetRole, split: string): string {
  * Each problem a self-contained text naming the file; none: [].
  */
 export function datasetFolderProblems(dir: string, split: string, requireQrels = false): string[] {
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir)
+    return [
+      `${dir}: no such folder (a relative path is resolved against the config's folder); ` +
+        `put the dataset there (skills/, queries/, qrels/ with ${split}.jsonl) or point dataset.path at it; ` +
+        '`skillret-eval data fetch --version v1.1` (or v1.0) downloads a pinned SkillRet test split into the cache and prints the dataset lines to use it',
+    ];
   try {
     checkSplit(dir, split);
     checkDir(dir, split);

@@ -13,6 +13,7 @@
  *    while any problem is left), then probed.
  */
 import { existsSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { ConfigIssue, ResourceContext, StageConfig, StageEndpoint } from '../core/stages.js';
 import { datasetFolderProblems } from '../data/dataset.js';
@@ -133,6 +134,17 @@ export function checkExperiment(input: Config | string, o: ExperimentCheckOption
   if (parts.output !== undefined && insideInstalledPackage(parts.output)) problems.push({ path: ['output'], text: inside(parts.output) });
   if (insideInstalledPackage(cacheDir)) problems.push(source === undefined ? { path: ['cache_dir'], text: inside(cacheDir) } : { text: `${source}: ${inside(cacheDir)}` });
 
+  // The cache and the output must not hold each other: a run replaces its output folder whole, and
+  // `cache prune` empties the cache.
+  if (o.useCache && parts.output !== undefined) {
+    const within = (a: string, b: string) => {
+      const r = relative(resolve(b), resolve(a));
+      return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+    };
+    const from = source ?? 'cache_dir';
+    if (within(cacheDir, parts.output)) problems.push({ path: ['output'], text: `${parts.output} holds the cache root ${cacheDir} (${from}): every run replaces its output folder and would throw the cache away; put them apart` });
+    else if (within(parts.output, cacheDir)) problems.push({ path: ['output'], text: `${parts.output} is inside the cache root ${cacheDir} (${from}): \`cache prune\` would delete your results; put them apart` });
+  }
   problems.push(...resourceProblems(parts, { configDir: parts.configDir, modelsDir: modelsDir(), cacheDir, offline }));
   const paths = { cacheDir, useCache: o.useCache, ...(source !== undefined ? { cacheDirSource: source } : {}) };
   // The paths the run writes: only looked at while anything else is wrong (nothing is created for a refused run).
