@@ -9,7 +9,6 @@ import { remoteDenseRetrieve } from '../../retrieval/dense/remote-retriever.js';
 import { denseRetrieve, embedderRef, type DenseSpec } from '../../retrieval/dense/retriever.js';
 import type { IndexSpec } from '../../retrieval/dense/search.js';
 import { withDenseStageCache } from '../../retrieval/dense/stage-cache.js';
-import { openDenseScorer } from '../../retrieval/dense/scorer.js';
 import { findEmbedderPreset } from '../../models/embedder-presets.js';
 import { modelsDir } from '../../util/paths.js';
 import { endpointFromConfig, endpointSchema, type EndpointYaml, idSchema, otherOptions, posInt } from '../kind-config/config-parts.js';
@@ -134,6 +133,8 @@ export const denseRetriever = defineFirstStage({
   },
   async explainScorer(ctx, r, docs, configDir) {
     if (r.endpoint) return { unsupported: 'its first stage is a remote dense server' };
+    // The scorer (and transformers.js) only when explain runs.
+    const { openDenseScorer } = await import('../../retrieval/dense/scorer.js');
     const dense = await openDenseScorer(ctx, { ...denseSpec(r, configDir), index: { type: 'exact' } }, docs);
     const base = dense.encoded();
     return {
