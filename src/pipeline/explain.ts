@@ -29,7 +29,8 @@ import { bm25ScoresAll, bm25ScoreText } from '../explain/bm25-scores.js';
 import { concentrationOf, explainQuery, type ExplainScorer, type QueryExplanation } from '../explain/explain.js';
 import type { ConcentrationSummary } from '../explain/concentration.js';
 import { buildBm25IndexFromTexts } from '../retrieval/bm25/corpus.js';
-import { bm25CacheKey } from '../retrieval/bm25/stage.js';
+import { BM25_INDEX_KIND, bm25CacheKey } from '../retrieval/bm25/stage.js';
+import { CacheStore } from '../cache/store.js';
 import { readBm25IndexFile } from '../retrieval/bm25/serialize.js';
 import { resolveParams } from '../retrieval/bm25/build.js';
 import type { Bm25Index } from '../retrieval/bm25/types.js';
@@ -132,17 +133,12 @@ function select(ds: Dataset, sel: ExplainSelection, perQuery: () => ReturnType<t
 
 function loadBm25Index(ctx: StageContext, texts: readonly string[], k1: number, b: number): Bm25Index {
   const params = resolveParams({ k1, b });
-  if (ctx.useCache) {
-    const file = join(ctx.cacheDir, 'bm25', `${bm25CacheKey(texts, params)}.bin`);
-    if (existsSync(file)) {
-      try {
-        return readBm25IndexFile(file);
-      } catch {
-        /* rebuilt below */
-      }
-    }
-  }
-  return buildBm25IndexFromTexts(texts, params).index;
+  const stored = CacheStore.of(ctx).readSelfVerified(BM25_INDEX_KIND, bm25CacheKey(texts, params), (path, offset) => {
+    const index = readBm25IndexFile(path, { offset });
+    if (index.numDocs !== texts.length) throw new Error(`holds ${index.numDocs} documents, expected ${texts.length}`);
+    return index;
+  });
+  return stored ?? buildBm25IndexFromTexts(texts, params).index;
 }
 
 export async function explainRun(
