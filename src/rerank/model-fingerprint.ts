@@ -1,7 +1,7 @@
 /**
  * Content fingerprint of a local reranker for its score cache key: SHA-256 over the hashes of the
  * files that define its scores (model-files.ts), each file hashed once per version through the
- * shared memo (util/file-sha256.ts).
+ * shared memo (cache/file-sha256.ts).
  */
 import { join } from 'node:path';
 import { fileSha256 } from '../cache/file-sha256.js';

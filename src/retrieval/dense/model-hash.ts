@@ -1,6 +1,6 @@
 /**
  * Identity of a dense model's ONNX files for the embedding cache key: the file hashes come from
- * the shared memo (util/file-sha256.ts), combined here.
+ * the shared memo (cache/file-sha256.ts), combined here.
  */
 import { basename } from 'node:path';
 import { fileSha256 } from '../../cache/file-sha256.js';
