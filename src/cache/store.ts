@@ -61,6 +61,7 @@ const FRAMING = '1';
 const MAX_HEADER = 256;
 const LENGTH_DIGITS = 16;
 const SELF = 'self';
+const LENGTH_FIELD = new RegExp(`^\\d{${LENGTH_DIGITS}}$`);
 
 /** Where an entry is (given to decoders). */
 export interface EntryAt {
@@ -109,7 +110,7 @@ function checkHeader(prefix: Uint8Array, kind: EntryKind, key: string): Header {
   if (f[2] !== kind.name) throw new Damage(`holds a ${f[2]} entry`);
   if (f[3] !== kind.format) throw new Damage(`format ${f[3]}, expected ${kind.format}`);
   if (f[4] !== key) throw new Damage(`holds another key, ${f[4]!.slice(0, 16)}…`);
-  if (!new RegExp(`^\\d{${LENGTH_DIGITS}}$`).test(f[5]!)) throw new Damage('bad body length');
+  if (!LENGTH_FIELD.test(f[5]!)) throw new Damage('bad body length');
   if (!/^[0-9a-f]{64}$/.test(f[6]!) && f[6] !== SELF) throw new Damage('bad checksum field');
   return { bytes: nl + 1, length: Number(f[5]), sha256: f[6]! };
 }
@@ -275,11 +276,6 @@ export class CacheStore {
     return { entries, damaged };
   }
 
-  /** Whether an entry file is there (not checked). */
-  has(kind: CacheKindLayout, key: string, group?: string): boolean {
-    return this.enabled && existsSync(this.path(kind, key, group));
-  }
-
   /** Writes an entry atomically (nothing with the cache off); its path. */
   write(kind: EntryKind, key: string, body: string | Uint8Array | readonly Uint8Array[], o: { group?: string } = {}): string {
     const path = this.path(kind, key, o.group);
@@ -395,7 +391,11 @@ export class CacheStore {
       o,
     );
     if (meta === undefined) {
-      rmSync(file, { force: true }); // no entry vouches for it
+      try {
+        rmSync(file, { force: true }); // no entry vouches for it
+      } catch {
+        /* a read-only cache: it stays unused */
+      }
       return undefined;
     }
     const path = this.path(kind, key);
