@@ -43,7 +43,7 @@ export const CACHE_KINDS = {
   bm25Index: { name: 'bm25-index', folder: 'bm25', ext: 'bin', what: 'BM25 indexes, by corpus text and parameters' },
   bm25Run: { name: 'bm25-run', folder: 'bm25', grouped: { suffix: '.runs' }, ext: 'json', what: 'BM25 hits of a query set and k, beside their index' },
   bm25Alias: { name: 'bm25-alias', folder: 'bm25/by-corpus', ext: 'key', what: 'BM25 index key of a corpus fingerprint (no text read to find it)' },
-  tokens: { name: 'tokens', folder: 'tokens', ext: 'json', what: 'cl100k_base token counts by text SHA-256' },
+  tokens: { name: 'tokens', folder: 'tokens', ext: 'json', what: 'cl100k_base token counts of skill texts, by text' },
   tokensCorpus: { name: 'tokens-corpus', folder: 'tokens/by-corpus', ext: 'json', what: 'token counts of one corpus, skill by skill' },
   embeddings: { name: 'embeddings', folder: 'embeddings', grouped: { suffix: '' }, ext: 'bin', what: 'embedding vectors in chunks, by model settings and text' },
   embedderFacts: { name: 'embedder-facts', folder: 'embedder-facts', ext: 'json', what: "a local embedder's token limit, padding side, token frame, size" },
