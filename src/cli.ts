@@ -231,6 +231,29 @@ export function buildProgram(write: (s: string) => void): Command {
       write((await buildModelsCommand({ force: Boolean(opts.force) })) + (await buildUseLiteCommand({ force: Boolean(opts.force) })));
     });
 
+  const cache = program.command('cache').description('what the cache root holds, kind by kind, and removing entries');
+  cache
+    .command('info')
+    .description('every cache kind under the cache root with its entries, files and bytes, and the total (downloads and the results history too)')
+    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action(async (opts: { cacheDir?: string; format: 'table' | 'json' }) => {
+      const { cacheInfoCommand } = await import('./commands/cache.js');
+      write(cacheInfoCommand(opts));
+    });
+  cache
+    .command('prune')
+    .description('remove cache entries: every kind (--all), some kinds (--kind) or old ones (--older-than); the results history only with --kind history')
+    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
+    .option('--kind <kind>', 'only this kind, as `cache info` names it (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--older-than <days>', 'only entries last written more than this many days ago', parseFloatOpt('--older-than'))
+    .option('--all', 'every kind but the results history')
+    .option('--dry-run', 'print what would be removed, remove nothing')
+    .action(async (opts: { cacheDir?: string; kind?: string[]; olderThan?: number; all?: boolean; dryRun?: boolean }) => {
+      const { cachePruneCommand } = await import('./commands/cache.js');
+      write(cachePruneCommand(opts));
+    });
+
   const data = program.command('data').description('datasets');
   data
     .command('fetch')

@@ -21,6 +21,9 @@ export type { CompareOptions, Comparison } from './api/compare.js';
 export type { SystemRow, VersusBaseline, PairwiseMatrix, ComparisonSettings } from './significance/systems.js';
 export type { QueryDelta } from './significance/attribution.js';
 
+export { cacheInfo, pruneCacheEntries } from './api/cache.js';
+export type { CacheUsage, KindUsage, PruneCacheOptions, PruneResult } from './api/cache.js';
+
 export { explainRun } from './api/explain.js';
 export type { ExplainRunOptions, ExplainResult, ExplainSelection } from './api/explain.js';
 

@@ -17,6 +17,7 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
 export const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['util'],
+  ['cache'],
   ['data', 'formats', 'metrics', 'stats'],
   ['significance', 'injection', 'history'],
   ['models', 'remote'],

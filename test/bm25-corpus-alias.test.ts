@@ -1,7 +1,7 @@
 /**
  * BM25's index key through the corpus-fingerprint alias (retrieval/bm25/stage.ts `indexKeyOf`,
  * data/corpus-fingerprint.ts): a warm rerun over the same skills file finds its cached hits
- * without reading a document text, a damaged alias is ignored and rewritten, and a changed file
+ * without reading a document text, a damaged alias is reported and rewritten, and a changed file
  * gets a new fingerprint (so never the old hits).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -58,7 +58,7 @@ function noTexts(store: JsonlDocStore): DocStore {
   };
 }
 
-const ctxFor = (cacheDir: string) => ({ cacheDir, useCache: true, offline: true, progress: silentProgress, log: () => {} });
+const ctxFor = (cacheDir: string, log: (line: string) => void = () => {}) => ({ cacheDir, useCache: true, offline: true, progress: silentProgress, log });
 const aliasDir = (cacheDir: string) => join(cacheDir, BM25_ALIAS_SUBFOLDER);
 
 describe('BM25 corpus-fingerprint alias', () => {
@@ -68,7 +68,8 @@ describe('BM25 corpus-fingerprint alias', () => {
     const cold = await runBm25Stage(ctxFor(cacheDir), { docs: store, queries, k: 3, threads: 0 });
     const aliases = readdirSync(aliasDir(cacheDir));
     expect(aliases).toHaveLength(1);
-    expect(readFileSync(join(aliasDir(cacheDir), aliases[0]!), 'utf8').trim()).toBe(bm25CacheKey(store, { k1: 1.5, b: 0.75 }));
+    // The entry: the store's header line, then the key of the texts.
+    expect(readFileSync(join(aliasDir(cacheDir), aliases[0]!), 'utf8').split('\n')[1]).toBe(bm25CacheKey(store, { k1: 1.5, b: 0.75 }));
     const warm = await runBm25Stage(ctxFor(cacheDir), { docs: noTexts(store), queries, k: 3, threads: 0 });
     expect(warm.stats.cache).toBe('hit');
     expect(warm.stats.runCache).toBe(true);
@@ -79,15 +80,17 @@ describe('BM25 corpus-fingerprint alias', () => {
     await expect(runBm25Stage(ctxFor(cacheDir), { docs: noTexts(store), queries, k: 3, threads: 0 })).rejects.toThrow(/texts were read/);
   });
 
-  it('a damaged alias is ignored and rewritten', async () => {
+  it('a damaged alias is reported once and rewritten', async () => {
     const cacheDir = join(dir, 'damaged');
     const store = storeFor(join(dir, 'skills-damaged.jsonl'), docs);
     const cold = await runBm25Stage(ctxFor(cacheDir), { docs: store, queries, k: 3, threads: 0 });
     const file = join(aliasDir(cacheDir), readdirSync(aliasDir(cacheDir))[0]!);
     const key = readFileSync(file, 'utf8');
     writeFileSync(file, 'not a key');
-    const again = await runBm25Stage(ctxFor(cacheDir), { docs: store, queries, k: 3, threads: 0 });
+    const logs: string[] = [];
+    const again = await runBm25Stage(ctxFor(cacheDir, (l) => logs.push(l)), { docs: store, queries, k: 3, threads: 0 });
     expect([...again.run]).toEqual([...cold.run]);
+    expect(logs).toEqual([`cache: bm25-alias entry ${file} is damaged (no header line); computing it again`]);
     expect(readFileSync(file, 'utf8')).toBe(key);
   });
 

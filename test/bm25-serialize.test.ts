@@ -182,7 +182,7 @@ describe('BM25 stage cache', () => {
     expect(second.stats.cache).toBe('miss');
     expect(second.run).toEqual(first.run);
     expect(logs).toHaveLength(1);
-    expect(logs[0]).toMatch(/^bm25: cache file .* is unusable \(invalid BM25 index file: checksum mismatch\); rebuilding it$/);
+    expect(logs[0]).toBe(`cache: bm25-index entry ${file} is damaged (invalid BM25 index file: checksum mismatch); computing it again`);
     expect((await runBm25Stage(ctx, input)).stats.cache).toBe('hit');
   });
 
@@ -209,9 +209,42 @@ describe('BM25 stage cache', () => {
     const again = await runBm25Stage(ctx, input);
     expect([...again.run]).toEqual([...first.run]);
     expect(logs).toHaveLength(1);
-    expect(logs[0]).toMatch(/^bm25: cached run .* is unusable .*; recomputing it$/);
+    expect(logs[0]).toMatch(/^cache: bm25-run entry .*\.runs\/[0-9a-f]{64}\.json is damaged \(.+\); computing it again$/);
     expect([...(await runBm25Stage(ctx, input)).run]).toEqual([...first.run]);
     expect(logs).toHaveLength(1);
+  });
+
+  it('keeps the index format: the entry is the store header, then serializeBm25Index bytes; damage to either is reported', async () => {
+    const { ctx, logs } = makeCtx();
+    const first = await runBm25Stage(ctx, { ...input, threads: 0 });
+    const file = first.stats.cacheFile!;
+    const bytes = readFileSync(file);
+    const nl = bytes.indexOf(10);
+    const head = bytes.toString('latin1', 0, nl);
+    expect(head).toMatch(/^skillret-cache 1 bm25-index bm25-index-v1 [0-9a-f]{64} \d{16} self$/);
+    const body = bytes.subarray(nl + 1);
+    expect(body.equals(serializeBm25Index(buildBm25IndexFromTexts(TEXTS, { k1: 1.5, b: 0.75 }).index))).toBe(true);
+    expect(Number(head.split(' ')[5])).toBe(body.length);
+    const runs = file.replace(/\.bin$/, '.runs');
+    const otherKey = Buffer.from(head.replace(/ [0-9a-f]{64} /, ` ${'0'.repeat(64)} `) + '\n', 'latin1');
+    const damaged: [Buffer, RegExp][] = [
+      [bytes.subarray(0, bytes.length - 1), /body is \d+ bytes, the header says \d+/],
+      [Buffer.concat([bytes, Buffer.from([0])]), /body is \d+ bytes, the header says \d+/],
+      [Buffer.concat([otherKey, body]), /holds another key, 0{16}…/],
+      [bytes.subarray(0, 20), /no header line/],
+      [Buffer.concat([bytes.subarray(0, nl + 1), Buffer.from(body).fill(7, 0, 8)]), /invalid BM25 index file: bad magic/],
+    ];
+    for (const [bad, why] of damaged) {
+      writeFileSync(file, bad);
+      rmSync(runs, { recursive: true, force: true }); // else the cached run answers
+      logs.length = 0;
+      const again = await runBm25Stage(ctx, { ...input, threads: 0 });
+      expect(again.stats.cache).toBe('miss');
+      expect([...again.run]).toEqual([...first.run]);
+      expect(logs).toHaveLength(1);
+      expect(logs[0]).toMatch(new RegExp(`^cache: bm25-index entry ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged \\(${why.source}\\); computing it again$`));
+      expect(readFileSync(file).equals(bytes)).toBe(true);
+    }
   });
 
   it('neither reads nor writes with useCache false', async () => {

@@ -1,7 +1,10 @@
 /**
  * Every cache file format, at the library level: what is written reads back bit for bit, and a
  * damaged file (cut short at any length, one bit flipped anywhere, a byte appended) is refused
- * (the caller recomputes), never read as other values. The plain definition is the value written.
+ * (the caller recomputes), never read as other values, and reported in the store's one line. The
+ * plain definition is the value written. Every format is a body inside the store's framing
+ * (cache/store.ts); the store's own property test (cache-store.property.test.ts) covers the framing
+ * for any body, these the bodies each kind writes and its decoder.
  *
  * - Embedding chunks (dense/cache.ts encodeChunk/decodeChunk): vector counts around the default
  *   chunk size (256 ± 2) and small ones, dimensions around 4, 8, 16 ± 1, every float32 bit pattern
@@ -13,7 +16,7 @@
  *   2^k ± 2, hit lists of 0 … k, float32 scores (no -0: the compact run writes JSON numbers, see
  *   the report), Unicode ids.
  * - Skills-file index (data/skills-index.ts): skill counts around 2^k ± 2, optional fields.
- * - Embedder facts (dense/embedder-facts.ts): carry no checksum, so only truncation is drawn.
+ * - Embedder facts (dense/embedder-facts.ts): framed like every entry, so every damage is drawn.
  * - The corpus fingerprint (data/corpus-fingerprint.ts), the key of the stage caches: the same for
  *   record offsets and lengths held in views into larger buffers (at any byte offset) as for
  *   copies, different for any shifted id boundary, offset, length or field, none for a file that
@@ -24,18 +27,21 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import { decodeChunk, encodeChunk, type CachedEmbedding } from '../src/retrieval/dense/cache.js';
-import { cachedExactTopK, decodeHits, encodeHits, exactSearchKey, searchCachePath } from '../src/retrieval/dense/search-cache.js';
+import { decodeChunk, decodeChunkFile, EMBEDDINGS_KIND, encodeChunk, type CachedEmbedding } from '../src/retrieval/dense/cache.js';
+import { cachedExactTopK, decodeHits, encodeHits, exactSearchKey, SEARCH_KIND, searchCachePath } from '../src/retrieval/dense/search-cache.js';
 import { exactTopK, type TopK, type VectorMatrix } from '../src/retrieval/dense/index-exact.js';
-import { decodeStage, encodeStage, type DenseStageOutput } from '../src/retrieval/dense/stage-cache.js';
+import { decodeStage, encodeStage, STAGE_KIND, type DenseStageOutput } from '../src/retrieval/dense/stage-cache.js';
 import type { DenseInfo } from '../src/retrieval/dense/retriever.js';
 import { readBm25RunCache, writeBm25RunCache, type CachedRunFacts } from '../src/retrieval/bm25/run-cache.js';
-import { readSkillsIndex, skillsIndexFile, writeSkillsIndex, type SkillsIndex } from '../src/data/skills-index.js';
+import { readSkillsIndex, skillsIndexKey, writeSkillsIndex, type SkillsIndex } from '../src/data/skills-index.js';
 import { readEmbedderFacts, writeEmbedderFacts, factsPath, type EmbedderFacts } from '../src/retrieval/dense/embedder-facts.js';
+import { CacheStore, entryHeader, unframeEntry } from '../src/cache/store.js';
+import { CACHE_KINDS as store_kinds, type EntryKind } from '../src/cache/kinds.js';
 import type { Query, Run } from '../src/core/types.js';
 import type { DocSource, DocStore } from '../src/core/stages.js';
 import { corpusFingerprint } from '../src/data/corpus-fingerprint.js';
 import { damageFile, f32Bits, pick, rng, type Damage } from './helpers/cache-damage.js';
+
 
 const root = mkdtempSync(join(tmpdir(), 'skillret-cache-files-prop-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -67,6 +73,15 @@ function readDamaged<T>(file: string, how: Damage, seed: number, read: () => T):
   }
 }
 
+/** A whole entry file of `kind` (the store's header, then `body`). */
+const framed = (kind: EntryKind, key: string, body: Uint8Array): Buffer => Buffer.concat([entryHeader(kind, key, body), body]);
+
+/** A store under `dir` whose damage reports land in `logs`. */
+const storeIn = (dir: string, logs: string[]) => CacheStore.of({ cacheDir: dir, useCache: true, log: (l) => logs.push(l) });
+
+/** The one report line of a damaged `kind` entry at `path`. */
+const reportOf = (kind: string, path: string) => new RegExp(`^cache: ${kind} entry ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged \\(.+\\); computing it again$`);
+
 describe('embedding chunks', () => {
   test.prop([fc.constantFrom(1, 2, 3, 254, 255, 256, 257, 258), fc.constantFrom(1, 3, 4, 5, 7, 8, 9, 15, 16, 17), damage, fc.integer()], { numRuns: 60 })(
     'read back bit for bit (any float32 pattern); any damage refused',
@@ -82,17 +97,20 @@ describe('embedding chunks', () => {
       const big = new Float32Array(dim + 3);
       big.set(entries[0]!.vector, 2);
       entries[0] = { ...entries[0]!, vector: big.subarray(2, 2 + dim) };
-      const { name, bytes } = encodeChunk(keys, entries);
-      const back = decodeChunk(name, bytes);
+      const group = 'c'.repeat(64);
+      const { key, body } = encodeChunk(group, keys, entries);
+      const back = decodeChunkFile(group, key, framed(EMBEDDINGS_KIND, key, body));
       expect(back.keys).toEqual(keys);
       expect(f32Bits(back.entries.map((e) => e.vector))).toEqual(f32Bits(entries.map((e) => e.vector)));
       expect(back.entries.map((e) => [e.truncated, e.usedTokens])).toEqual(entries.map((e) => [e.truncated, e.usedTokens]));
       const file = freshFile('bin');
-      writeFileSync(file, bytes);
-      const got = readDamaged(file, how, seed, () => decodeChunk(name, readFileSync(file)));
+      writeFileSync(file, framed(EMBEDDINGS_KIND, key, body));
+      const got = readDamaged(file, how, seed, () => decodeChunkFile(group, key, readFileSync(file)));
       expect(got.ok).toBe(false);
-      // Under another chunk's name: refused too.
-      expect(() => decodeChunk(`${'0'.repeat(32)}.bin`, bytes)).toThrow();
+      // Under another chunk's key or group: refused too (the framing says which key it holds; the body, which texts).
+      expect(() => decodeChunkFile(group, '0'.repeat(64), framed(EMBEDDINGS_KIND, key, body))).toThrow();
+      expect(() => decodeChunk(group, '0'.repeat(64), body)).toThrow();
+      expect(() => decodeChunk('d'.repeat(64), key, body)).toThrow();
     },
   );
 });
@@ -115,18 +133,19 @@ describe('exact-search results', () => {
       const rnd = rng(seed);
       const hits = randomHits(queries, k, docs, rnd);
       const key = (Math.floor(rnd() * 2 ** 32) >>> 0).toString(16).padStart(8, '0').repeat(8);
-      const buf = Buffer.from(encodeHits(key, hits, k, docs));
-      const back = decodeHits(buf, key, queries, k, docs);
+      const buf = framed(SEARCH_KIND, key, encodeHits(hits, k, docs));
+      const read = (b: Buffer, kk: string = key, q: number = queries, kq: number = k, d: number = docs) => decodeHits(unframeEntry(SEARCH_KIND, kk, b), q, kq, d);
+      const back = read(buf);
       expect(back.map((h) => [...h.indices])).toEqual(hits.map((h) => [...h.indices]));
       expect(f32Bits(back.map((h) => h.scores))).toEqual(f32Bits(hits.map((h) => h.scores)));
       const file = freshFile('bin');
       writeFileSync(file, buf);
-      expect(readDamaged(file, how, seed, () => decodeHits(readFileSync(file), key, queries, k, docs)).ok).toBe(false);
+      expect(readDamaged(file, how, seed, () => read(readFileSync(file))).ok).toBe(false);
       // Another key, query count, k or document count: refused.
-      expect(() => decodeHits(buf, 'f'.repeat(64), queries, k, docs)).toThrow();
-      expect(() => decodeHits(buf, key, queries + 1, k, docs)).toThrow();
-      expect(() => decodeHits(buf, key, queries, k + 1, docs)).toThrow();
-      expect(() => decodeHits(buf, key, queries, k, docs + 1)).toThrow();
+      expect(() => read(buf, 'f'.repeat(64))).toThrow();
+      expect(() => read(buf, key, queries + 1)).toThrow();
+      expect(() => read(buf, key, queries, k + 1)).toThrow();
+      expect(() => read(buf, key, queries, k, docs + 1)).toThrow();
     },
   );
 
@@ -190,25 +209,35 @@ describe('dense stage outputs and BM25 runs', () => {
     const { docIds, queries, run } = runInputs(c);
     const key = 'a'.repeat(64);
     const info = { id: 'dense', model: { warning: null }, options: { pooling: 'mean' }, timings: { x: 1 }, cache: {}, throughput: {}, index: {} } as unknown as DenseInfo;
-    const text = encodeStage(key, { run, info } as DenseStageOutput, docIds, queries);
-    const back = decodeStage(text, key, docIds, queries);
+    const logs: string[] = [];
+    const store = storeIn(join(root, `stage-${files++}`), logs);
+    store.write(STAGE_KIND, key, encodeStage({ run, info } as DenseStageOutput, docIds, queries));
+    const read = () => store.readText(STAGE_KIND, key, (body) => decodeStage(body, docIds, queries));
+    const back = read()!;
     expect(runView(back.run)).toEqual(runView(run));
     expect(back.info).toEqual({ id: 'dense', model: { warning: null }, options: { pooling: 'mean' } });
-    const file = freshFile('json');
-    writeFileSync(file, text);
-    expect(readDamaged(file, c.how, c.seed, () => decodeStage(readFileSync(file, 'utf8'), key, docIds, queries)).ok).toBe(false);
-    expect(() => decodeStage(text, 'b'.repeat(64), docIds, queries)).toThrow();
+    const file = store.path(STAGE_KIND, key);
+    damageFile(file, c.how, rng(c.seed));
+    expect(read()).toBeUndefined();
+    expect(logs).toEqual([expect.stringMatching(reportOf('dense-stage', file))]);
+    // Another key: refused (the framing holds its key).
+    expect(() => unframeEntry(STAGE_KIND, 'b'.repeat(64), framed(STAGE_KIND, key, Buffer.from('{}')))).toThrow(/another key/);
   });
 
   test.prop([runCase], { numRuns: 80 })('BM25 run cache: read back bit for bit with its facts; any damage refused', (c) => {
     const { rnd, docIds, queries, run } = runInputs(c);
     const facts: CachedRunFacts = { numDocs: docIds.length, vocabSize: pick(rnd, 1e6), avgdl: rnd() * 100, totalTokens: pick(rnd, 1e9), noneQueries: pick(rnd, 3), emptyQueries: pick(rnd, 3) };
-    const file = freshFile('json');
-    writeBm25RunCache(file, docIds, queries, run, facts);
-    const back = readBm25RunCache(file, docIds, queries);
+    const logs: string[] = [];
+    const store = storeIn(join(root, `runs-${files++}`), logs);
+    const [index, key] = ['a'.repeat(64), 'b'.repeat(64)];
+    writeBm25RunCache(store, index, key, docIds, queries, run, facts);
+    const back = readBm25RunCache(store, index, key, docIds, queries)!;
     expect(runView(back.run)).toEqual(runView(run));
     expect(back.facts).toEqual(facts);
-    expect(readDamaged(file, c.how, c.seed, () => readBm25RunCache(file, docIds, queries)).ok).toBe(false);
+    const file = store.path({ ...store_kinds.bm25Run }, key, index);
+    damageFile(file, c.how, rng(c.seed));
+    expect(readBm25RunCache(store, index, key, docIds, queries)).toBeUndefined();
+    expect(logs).toEqual([expect.stringMatching(reportOf('bm25-run', file))]);
   });
 });
 
@@ -233,29 +262,38 @@ describe('skills-file index', () => {
       offsets: skills.map(() => pick(rnd, 2 ** 40)),
       lengths: skills.map(() => pick(rnd, 2 ** 31)),
     };
-    const { path, key } = skillsIndexFile(join(root, `idx-${files++}`), sha256, 'skill_md');
-    writeSkillsIndex(path, key, index);
+    const logs: string[] = [];
+    const store = storeIn(join(root, `idx-${files++}`), logs);
+    const key = skillsIndexKey(sha256, 'skill_md');
+    writeSkillsIndex(store, key, index);
     const want = { sha256, bytes: index.bytes, skillMdField: 'skill_md' };
-    expect(readSkillsIndex(path, key, want)).toEqual(index);
-    const got = readDamaged(path, how, seed, () => readSkillsIndex(path, key, want));
-    // Refused (null), or, when only the final newline was cut, the same index.
-    if (got.ok && got.value !== null) expect(got.value).toEqual(index);
+    expect(readSkillsIndex(store, key, want)).toEqual(index);
+    // The index of another file version (same key, other facts): refused.
+    expect(readSkillsIndex(store, key, { ...want, bytes: want.bytes + 1 })).toBeNull();
+    writeSkillsIndex(store, key, index);
+    logs.length = 0;
+    const path = store.path({ ...store_kinds.skillsIndex }, key);
+    damageFile(path, how, rng(seed));
+    expect(readSkillsIndex(store, key, want)).toBeNull();
+    expect(logs).toEqual([expect.stringMatching(reportOf('skills-index', path))]);
   });
 });
 
 describe('embedder facts', () => {
   test.prop([fc.integer({ min: 1, max: 2 ** 31 }), fc.constantFrom<'left' | 'right'>('left', 'right'), fc.array(fc.nat(300_000), { maxLength: 3 }), fc.array(fc.nat(300_000), { maxLength: 3 }), fc.option(fc.integer({ min: 1, max: 8192 })), fc.integer()], {
     numRuns: 60,
-  })('read back as written; a file cut short at any length is refused (or whole)', (modelMaxLength, paddingSide, prefix, suffix, dim, seed) => {
+  })('read back as written; a damaged file (cut short, a bit flipped, a byte appended) is refused and reported', (modelMaxLength, paddingSide, prefix, suffix, dim, seed) => {
     const cacheDir = join(root, `facts-${files++}`);
     const key = 'f'.repeat(64);
     const facts: EmbedderFacts = { modelMaxLength, paddingSide, frame: { prefix, suffix }, dim };
     writeEmbedderFacts(cacheDir, key, facts);
     expect(readEmbedderFacts(cacheDir, key, () => {})).toEqual(facts);
     expect(readEmbedderFacts(cacheDir, 'e'.repeat(64), () => {})).toBeNull();
-    const got = readDamaged(factsPath(cacheDir, key), 'truncate', seed, () => readEmbedderFacts(cacheDir, key, () => {}));
-    expect(got.ok).toBe(true);
-    if (got.ok && got.value !== null) expect(got.value).toEqual(facts);
+    const how = (['truncate', 'flip', 'append'] as const)[pick(rng(seed), 3)]!;
+    damageFile(factsPath(cacheDir, key), how, rng(seed));
+    const logs: string[] = [];
+    expect(readEmbedderFacts(cacheDir, key, (l) => logs.push(l))).toBeNull();
+    expect(logs).toEqual([expect.stringMatching(reportOf('embedder-facts', factsPath(cacheDir, key)))]);
   });
 });
 

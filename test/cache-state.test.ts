@@ -8,11 +8,13 @@
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runCommand } from '../src/commands/run.js';
-import { filesUnder } from './helpers/cache-damage.js';
+import { entryBody, filesUnder } from './helpers/cache-damage.js';
+import { CacheStore } from '../src/cache/store.js';
+import { RERANK_KIND, scoreChunkKey } from '../src/rerank/score-cache.js';
 
 const REPO = resolve(__dirname, '..');
 const RESULT_FILES = ['metrics.json', 'run.trec', 'per-query.jsonl', 'breakdown.json', 'operating-points.json', 'report.html'];
@@ -45,11 +47,17 @@ function resultFiles(dir: string): Map<string, Buffer> {
   return out;
 }
 
-/** Half the cache gone: the first half of every reranker chunk kept, one embedding chunk and the HNSW indexes deleted. */
+/** Half the cache gone: every reranker chunk replaced by one with its first half, one embedding chunk and the HNSW indexes deleted. */
 function thinOut(cache: string): void {
+  const store = CacheStore.of({ cacheDir: cache, useCache: true, log: () => {} });
   for (const f of filesUnder(join(cache, 'rerank'), (p) => p.endsWith('.jsonl'))) {
-    const lines = readFileSync(f, 'utf8').split('\n').filter(Boolean);
-    writeFileSync(f, lines.slice(0, Math.floor(lines.length / 2)).join('\n') + '\n');
+    const group = basename(dirname(f));
+    const lines = entryBody(f).toString('utf8').split('\n').filter(Boolean);
+    rmSync(f);
+    const half = lines.slice(0, Math.floor(lines.length / 2));
+    if (half.length === 0) continue;
+    const body = half.join('\n') + '\n';
+    store.write(RERANK_KIND, scoreChunkKey(group, body), body, { group });
   }
   const emb = filesUnder(join(cache, 'embeddings'), (p) => p.endsWith('.bin'));
   if (emb.length > 0) rmSync(emb[0]!);
@@ -61,7 +69,7 @@ function thinOut(cache: string): void {
   }
 }
 
-/** Garbles every reranker chunk's second line and the tail of every embedding chunk. */
+/** Garbles every reranker chunk's first score line (its second line, after the store's header) and the tail of every embedding chunk. */
 function corrupt(cache: string): void {
   for (const f of filesUnder(join(cache, 'rerank'), (p) => p.endsWith('.jsonl'))) {
     const lines = readFileSync(f, 'utf8').split('\n');

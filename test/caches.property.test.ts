@@ -17,24 +17,27 @@
  *   definition: the stand-in scorer on every pair without a cache (scores of every sign, -0 and
  *   tiny and huge doubles among them). Crossed: the window (1 … 8 and the default 1,024; unique
  *   pairs around 1, 2, 3 windows ± 2), the chunk compaction threshold (chunk counts around it ± 2),
- *   the stand-in's batch size. `lookupPairs` against its plain definition as well.
+ *   the stand-in's batch size; beyond the store's damage, a chunk rewritten with a line dropped and
+ *   a well-formed framing (only the decoder's "lines give the key" check can refuse it).
+ *   `lookupPairs` against its plain definition as well.
  * - Token count caches (injection/token-cache.ts, skill-tokens.ts in process), plain definition:
  *   `countTokens` on each text. Crossed: the 256-unit limit of the by-text memo (lengths 254 … 258,
- *   astral characters around it), repeated texts, skill ids outside the corpus. These files carry no
- *   checksum, so only damage that leaves them unparseable or without an entry is drawn (a changed
- *   digit would be trusted: see the report).
+ *   astral characters around it), repeated texts, skill ids outside the corpus. Every damage is
+ *   drawn (the store frames these entries as every other: a changed digit is refused too).
+ * Every damaged entry is reported in the store's one line, naming its kind and file.
  */
 import { fc, test } from '@fast-check/vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import { decodeChunk, textKey } from '../src/retrieval/dense/cache.js';
+import { decodeChunkFile, textKey } from '../src/retrieval/dense/cache.js';
 import { encodeTextsWithCache, type BatchEncoder } from '../src/retrieval/dense/encode-cached.js';
 import type { EmbedRunStats, OnBatch } from '../src/retrieval/dense/embedder.js';
 import type { Role } from '../src/retrieval/dense/embedder-inputs.js';
 import type { TextSource } from '../src/retrieval/dense/text-source.js';
-import { pairKey, ScoreCache } from '../src/rerank/score-cache.js';
+import { decodeScoreChunk, pairKey, RERANK_KIND } from '../src/rerank/score-cache.js';
+import { unframeEntry } from '../src/cache/store.js';
 import { lookupPairs } from '../src/rerank/unique-pairs.js';
 import { WindowedReranker } from '../src/rerank/windowed-reranker.js';
 import type { RerankPair, Reranker } from '../src/rerank/types.js';
@@ -42,8 +45,21 @@ import { CorpusTokenCounts, textHash, TokenCountCache } from '../src/injection/t
 import { SkillTokenCounts } from '../src/injection/skill-tokens.js';
 import { countTokens } from '../src/injection/tokens.js';
 import { planBatches } from '../src/util/batch-plan.js';
-import { sha256Hex } from '../src/util/hash.js';
-import { damageSome, f32Bits, f64Bits, filesUnder, fnv, pick, rng } from './helpers/cache-damage.js';
+import { damageSome, entryBody, f32Bits, f64Bits, filesUnder, fnv, forgeEntry, openScores, pick, rng, scoreChunkDir, TEST_SCORER } from './helpers/cache-damage.js';
+import { TOKENS_KIND } from '../src/injection/token-cache.js';
+
+/** The key of an entry file (its name without the extension). */
+const keyOf = (file: string) => basename(file).replace(/\.[^.]+$/, '');
+
+/** Whether every log line is the store's one report of a damaged `kind` entry, and which files they name. */
+function reported(logs: readonly string[], kind: string): string[] {
+  const re = new RegExp(`^cache: ${kind} entry (.+) is damaged \\(.+\\); computing it again$`);
+  return logs.map((l) => {
+    const m = re.exec(l);
+    expect(m, l).not.toBeNull();
+    return m![1]!;
+  });
+}
 
 const root = mkdtempSync(join(tmpdir(), 'skillret-caches-prop-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -213,7 +229,7 @@ describe('embedding cache: cold = warm = partly cached = damaged = --no-cache, b
 
     // What each chunk holds, then random damage: a damaged chunk's texts must be encoded again.
     const chunkDir = join(cacheDir, 'embeddings', CONFIG_KEY);
-    const held = new Map(filesUnder(chunkDir, (p) => p.endsWith('.bin')).map((f) => [f, decodeChunk(basename(f), readFileSync(f)).keys] as const));
+    const held = new Map(filesUnder(chunkDir, (p) => p.endsWith('.bin')).map((f) => [f, decodeChunkFile(CONFIG_KEY, keyOf(f), readFileSync(f)).keys] as const));
     const damaged = damageSome([...held.keys()], c.damageShare, rnd);
     const intact = new Set([...held].filter(([f]) => !damaged.has(f)).flatMap(([, keys]) => keys));
     const missing = [...new Set(texts.filter((t) => !intact.has(textKey(CONFIG_KEY, t))))];
@@ -226,12 +242,13 @@ describe('embedding cache: cold = warm = partly cached = damaged = --no-cache, b
     const corrupt = [...damaged.values()].filter((d) => d !== 'delete').length;
     expect(warm.stats).toMatchObject({ encoded: missing.length, corruptChunks: corrupt, truncatedTexts: plain.stats.truncatedTexts });
     expect(logs).toHaveLength(corrupt);
+    expect(reported(logs, 'embeddings').sort()).toEqual([...damaged].filter(([, d]) => d !== 'delete').map(([f]) => f).sort());
     // What was encoded is stored in chunks of the chunk size, the last one holding the rest.
     const chunk = c.chunkSize ?? 256;
     expect(warm.stats.chunksWritten).toBe(Math.ceil(missing.length / chunk));
     const written = filesUnder(chunkDir, (p) => p.endsWith('.bin'))
       .filter((f) => !held.has(f) || damaged.has(f)) // a rewritten chunk may take a damaged one's name (named by its keys)
-      .map((f) => decodeChunk(basename(f), readFileSync(f)).keys.length)
+      .map((f) => decodeChunkFile(CONFIG_KEY, keyOf(f), readFileSync(f)).keys.length)
       .sort((a, b) => b - a);
     expect(written).toEqual(Array.from({ length: warm.stats.chunksWritten }, (_, i) => Math.min(chunk, missing.length - i * chunk)).sort((a, b) => b - a));
 
@@ -279,9 +296,9 @@ class StandInReranker implements Reranker {
   }
 }
 
-/** A scorer folder's chunks and the keys each holds (read before any damage). */
+/** A scorer group's chunks and the keys each holds (read before any damage). */
 function scoreChunks(dir: string): Map<string, string[]> {
-  return new Map(filesUnder(dir, (p) => p.endsWith('.jsonl')).map((f) => [f, readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as [string, number])[0])] as const));
+  return new Map(filesUnder(scoreChunkDir(dir), (p) => p.endsWith('.jsonl')).map((f) => [f, entryBody(f).toString('utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as [string, number])[0])] as const));
 }
 
 /** Random pairs: queries and documents from small pools (so identical pairs recur), lengths up to ~70. */
@@ -309,7 +326,7 @@ const scoreCase = fc
     keepOrder: fc.boolean(),
     priors: fc.array(fc.record({ share: fc.constantFrom(0.2, 0.5, 0.9), window: fc.constantFrom(1, 2, 5, 1024), extra: fc.integer({ min: 0, max: 3 }) }), { maxLength: 4 }),
     damageShare: fc.constantFrom(0, 0.3, 0.7),
-    /** Beyond deleted, cut short, bit-flipped, extended: a line dropped (the rest well-formed). */
+    /** Beyond deleted, cut short, bit-flipped, extended: a line dropped, the framing well-formed. */
     dropLines: fc.boolean(),
     seed: fc.integer(),
   })
@@ -334,7 +351,7 @@ describe('reranker score cache: cached scores = uncached scores, bit for bit; da
       const part = [...subset(pool, prior.share, rnd), ...pairPool(prior.extra, rnd).map((p) => ({ query: `x${p.query}`, doc: p.doc }))];
       // (A chunk per window: at the default window's size, windows of a few hundred keep the file count modest.)
       const priorWindow = c.unique > 64 ? Math.max(prior.window, 300) : prior.window;
-      await new WindowedReranker(new StandInReranker(c.batchSize), { cache: ScoreCache.open(dir, { v: 1 }, c.compactAbove), window: priorWindow }).score(part);
+      await new WindowedReranker(new StandInReranker(c.batchSize), { cache: openScores(dir, { v: 1 }, c.compactAbove), window: priorWindow }).score(part);
     }
 
     const held = scoreChunks(dir);
@@ -342,9 +359,9 @@ describe('reranker score cache: cached scores = uncached scores, bit for bit; da
     if (c.dropLines) {
       for (const [f, keys] of held) {
         if (damaged.has(f) || keys.length < 2 || rnd() < 0.5) continue;
-        const lines = readFileSync(f, 'utf8').split('\n').filter(Boolean);
+        const lines = entryBody(f).toString('utf8').split('\n').filter(Boolean);
         lines.splice(pick(rnd, lines.length), 1);
-        writeFileSync(f, lines.join('\n') + '\n');
+        forgeEntry(f, RERANK_KIND, lines.join('\n') + '\n');
         damaged.set(f, 'truncate');
       }
     }
@@ -352,7 +369,9 @@ describe('reranker score cache: cached scores = uncached scores, bit for bit; da
     const missing = new Set(pairs.map((p) => pairKey(p.query, p.doc)).filter((k) => !intact.has(k)));
 
     const scorer = new StandInReranker(c.batchSize);
-    const warm = new WindowedReranker(scorer, { cache: ScoreCache.open(dir, undefined, c.compactAbove), keepOrder: c.keepOrder, ...window });
+    const logs: string[] = [];
+    const warm = new WindowedReranker(scorer, { cache: openScores(dir, undefined, c.compactAbove, (l) => logs.push(l)), keepOrder: c.keepOrder, ...window });
+    expect(reported(logs, 'rerank').sort()).toEqual([...damaged].filter(([, d]) => d !== 'delete').map(([f]) => f).sort());
     const got = await warm.score(pairs);
     expect(f64Bits(got)).toEqual(f64Bits(plain));
     const sent = scorer.calls.flat().map((p) => pairKey(p.query, p.doc));
@@ -361,12 +380,12 @@ describe('reranker score cache: cached scores = uncached scores, bit for bit; da
     expect(warm.stats().cachedPairs).toBe(pairs.filter((p) => intact.has(pairKey(p.query, p.doc))).length);
     // Windows of at most `window` pairs.
     for (const call of scorer.calls) expect(call.length).toBeLessThanOrEqual(c.window ?? 1024);
-    // No damaged chunk is left behind: every chunk holds what its name says (a recomputed one may
-    // come back under its old name, content-addressed).
-    for (const f of filesUnder(dir, (p) => p.endsWith('.jsonl'))) expect(`${sha256Hex(readFileSync(f))}.jsonl`).toBe(basename(f));
+    // No damaged chunk is left behind: every chunk holds what its key says (a recomputed one may
+    // come back under its old key, content-addressed).
+    for (const f of filesUnder(dir, (p) => p.endsWith('.jsonl'))) expect(() => decodeScoreChunk(TEST_SCORER, keyOf(f), unframeEntry(RERANK_KIND, keyOf(f), readFileSync(f)).toString('utf8'))).not.toThrow();
 
     const again = new StandInReranker(c.batchSize);
-    const hot = await new WindowedReranker(again, { cache: ScoreCache.open(dir, undefined, c.compactAbove), ...window }).score(pairs);
+    const hot = await new WindowedReranker(again, { cache: openScores(dir, undefined, c.compactAbove), ...window }).score(pairs);
     expect(again.calls).toEqual([]);
     expect(f64Bits(hot)).toEqual(f64Bits(plain));
   });
@@ -417,12 +436,10 @@ function tokenTexts(count: number, rnd: () => number): string[] {
   });
 }
 
-/** Damage that leaves a count file unparseable or missing (a changed digit would be trusted). */
-const TOKEN_DAMAGES = ['delete', 'truncate'] as const;
 
 describe('token count caches: cached counts = countTokens, whatever the cache held', () => {
   test.prop([fc.integer({ min: 1, max: 24 }), fc.array(fc.constantFrom(0, 0.3, 0.8), { maxLength: 3 }), fc.constantFrom(0, 0.5, 1), fc.boolean(), fc.integer()], { numRuns: 60 })(
-    'TokenCountCache: texts around the 256-unit memo limit, earlier runs on random subsets, files cut short or deleted',
+    'TokenCountCache: texts around the 256-unit memo limit, earlier runs on random subsets, entries damaged any way or with entries lost',
     (n, priorShares, damageShare, removeEntries, seed) => {
       const rnd = rng(seed);
       const pool = tokenTexts(n, rnd);
@@ -433,15 +450,17 @@ describe('token count caches: cached counts = countTokens, whatever the cache he
         for (const t of subset(pool, share, rnd)) c.count(t);
         c.save();
       }
-      const file = join(cacheDir, 'tokens', 'cl100k_base-v1.json');
-      if (removeEntries && filesUnder(join(cacheDir, 'tokens')).length > 0) {
-        // Entries lost (the rest a well-formed file): they are counted again.
-        const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
-        writeFileSync(file, JSON.stringify(Object.fromEntries(Object.entries(doc).filter(() => rnd() < 0.5))));
+      const [file] = filesUnder(join(cacheDir, 'tokens'));
+      if (removeEntries && file !== undefined) {
+        // Entries lost (the rest a well-formed entry): they are counted again.
+        const doc = JSON.parse(entryBody(file).toString('utf8')) as Record<string, number>;
+        forgeEntry(file, TOKENS_KIND, JSON.stringify(Object.fromEntries(Object.entries(doc).filter(() => rnd() < 0.5))));
       }
-      damageSome(filesUnder(join(cacheDir, 'tokens')), damageShare, rnd, TOKEN_DAMAGES);
+      const damaged = damageSome(filesUnder(join(cacheDir, 'tokens')), damageShare, rnd);
       const plain = texts.map(countTokens);
-      const warm = TokenCountCache.open(cacheDir, true);
+      const logs: string[] = [];
+      const warm = TokenCountCache.open(cacheDir, true, (l) => logs.push(l));
+      expect(reported(logs, 'tokens')).toEqual([...damaged].filter(([, d]) => d !== 'delete').map(([f]) => f));
       expect(texts.map((t) => warm.count(t))).toEqual(plain);
       expect(texts.map((t) => warm.count(t))).toEqual(plain); // the by-text memo answering
       warm.save();
@@ -473,8 +492,10 @@ describe('token count caches: cached counts = countTokens, whatever the cache he
         counts.save();
       }
       const known = CorpusTokenCounts.open(cacheDir, true, key).counts;
-      damageSome(filesUnder(join(cacheDir, 'tokens', 'by-corpus')), damageShare, rnd, TOKEN_DAMAGES);
-      const after = CorpusTokenCounts.open(cacheDir, true, key).counts;
+      const damaged = damageSome(filesUnder(join(cacheDir, 'tokens', 'by-corpus')), damageShare, rnd);
+      const logs: string[] = [];
+      const after = CorpusTokenCounts.open(cacheDir, true, key, (l) => logs.push(l)).counts;
+      expect(reported(logs, 'tokens-corpus')).toEqual([...damaged].filter(([, d]) => d !== 'delete').map(([f]) => f));
       // Every count the corpus file still gives is right; damaged files give none.
       after.forEach((c, i) => expect(c === -1 || c === known[i]).toBe(true));
       const want = subset(ids, 0.7, rnd);

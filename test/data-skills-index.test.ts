@@ -1,8 +1,8 @@
 /**
  * The skills-file index (data/skills-index.ts, dataset.ts `loadSkillsIndexed`): a rerun over the
  * same skills file loads the same skills (ids, names, labels, texts on demand, key order), the
- * same file facts and record positions, without parsing the file; a damaged index is ignored and
- * rewritten; a changed file is parsed again and gets its own index.
+ * same file facts and record positions, without parsing the file; a damaged index is reported in
+ * the store's one line and rewritten; a changed file is parsed again and gets its own index.
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDataset, type Dataset } from '../src/data/dataset.js';
 import { SKILLS_INDEX_SUBFOLDER } from '../src/data/skills-index.js';
-import { clearFileHashMemo } from '../src/util/file-sha256.js';
+import { clearFileHashMemo } from '../src/cache/file-sha256.js';
 
 const root = mkdtempSync(join(tmpdir(), 'skillret-skills-index-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -24,8 +24,8 @@ function copyMini(name: string): string {
   return dir;
 }
 
-const load = (dir: string, indexCacheDir?: string): Promise<Dataset> =>
-  loadDataset({ path: dir, split: 'test', textOnDemand: true, ...(indexCacheDir !== undefined ? { indexCacheDir } : {}) });
+const load = (dir: string, indexCacheDir?: string, cacheLog?: (line: string) => void): Promise<Dataset> =>
+  loadDataset({ path: dir, split: 'test', textOnDemand: true, ...(indexCacheDir !== undefined ? { indexCacheDir } : {}), ...(cacheLog ? { cacheLog } : {}) });
 
 /** Everything a consumer can see of the skills: own enumerable keys in order, texts included. */
 const view = (d: Dataset) => ({
@@ -60,7 +60,7 @@ describe('skills-file index', () => {
     expect((await load(dir)).skills[0]!.name).toBe(renamed);
   });
 
-  it('a damaged index is ignored and rewritten', async () => {
+  it('a damaged index is reported once and rewritten', async () => {
     const dir = copyMini('damaged');
     const cache = join(root, 'cache-damaged');
     const plain = await load(dir);
@@ -71,7 +71,10 @@ describe('skills-file index', () => {
     for (const bad of [good.slice(0, good.length / 2), good.replace('"records":', '"records": 1, "x":'), 'garbage\n']) {
       writeFileSync(file, bad);
       clearFileHashMemo();
-      expect(view(await load(dir, cache))).toEqual(view(plain));
+      const logs: string[] = [];
+      expect(view(await load(dir, cache, (l) => logs.push(l)))).toEqual(view(plain));
+      expect(logs).toEqual([expect.stringMatching(/^cache: skills-index entry .* is damaged \(.+\); computing it again$/)]);
+      expect(logs[0]).toContain(file);
       expect(readFileSync(file, 'utf8')).toBe(good);
     }
   });

@@ -7,8 +7,9 @@ import { buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
 import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
 import { resolveModel } from '../src/models/resolve.js';
 import { encodeWithCache, type EncodeOptions } from '../src/retrieval/dense/encode-cached.js';
-import { decodeChunk, embeddingConfigKey, encodeChunk, textKey, type EmbeddingKeyParts } from '../src/retrieval/dense/cache.js';
-import { clearFileHashMemo, fileSha256 } from '../src/util/file-sha256.js';
+import { decodeChunk, decodeChunkFile, embeddingConfigKey, EMBEDDINGS_KIND, encodeChunk, textKey, type EmbeddingKeyParts } from '../src/retrieval/dense/cache.js';
+import { clearFileHashMemo, fileSha256 } from '../src/cache/file-sha256.js';
+import { CacheStore, entryHeader } from '../src/cache/store.js';
 import { sha256File } from '../src/util/hash.js';
 
 let root: string;
@@ -87,7 +88,7 @@ describe('embedding cache', () => {
     const files = chunkFiles(cacheDir).sort();
     expect(files).toHaveLength(5);
     const flipped = readFileSync(files[0]!);
-    flipped[100] = flipped[100]! ^ 0xff;
+    flipped[flipped.length - 20] = flipped[flipped.length - 20]! ^ 0xff; // a vector byte
     writeFileSync(files[0]!, flipped);
     const cut = readFileSync(files[1]!);
     writeFileSync(files[1]!, cut.subarray(0, cut.length - 7));
@@ -97,9 +98,9 @@ describe('embedding cache', () => {
     expect(b.stats.encoded).toBe(16);
     expect(b.stats.misses).toBe(16);
     expect(logs).toHaveLength(2);
-    expect(logs[0]).toContain(files[0]!);
-    expect(logs[0]).toContain('checksum mismatch');
-    expect(logs[1]).toMatch(/bytes, expected/);
+    expect(logs[0]).toBe(`cache: embeddings entry ${files[0]!} is damaged (checksum mismatch); computing it again`);
+    expect(logs[1]).toMatch(/^cache: embeddings entry .* is damaged \(body is \d+ bytes, the header says \d+\); computing it again$/);
+    expect(logs[1]).toContain(files[1]!);
     b.vectors.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(a.vectors[i]!)));
     // Third run: whole again.
     const c = await encodeWithCache(embedder, TEXTS, 'document', options(cacheDir, logs));
@@ -161,49 +162,62 @@ describe('embedding cache', () => {
 });
 
 describe('chunk format', () => {
-  it('round-trips and checks the name against the keys', () => {
-    const keys = [textKey('k', 'a'), textKey('k', 'b')];
+  it('round-trips, and checks the keys against the chunk key and the group', () => {
+    const group = 'c'.repeat(64);
+    const keys = [textKey(group, 'a'), textKey(group, 'b')];
     const entries = [
       { vector: Float32Array.from([1, -2.5, 3e-8]), truncated: true, usedTokens: 8 },
       { vector: Float32Array.from([0, 0.1, Math.PI]), truncated: false, usedTokens: 3 },
     ];
-    const { name, bytes } = encodeChunk(keys, entries);
-    expect(bytes.length).toBe(24 + 2 * 40 + 2 * 3 * 4 + 32);
-    expect(bytes.toString('latin1', 0, 8)).toBe('SKRETEMB');
-    const back = decodeChunk(name, bytes);
+    const { key, body } = encodeChunk(group, keys, entries);
+    expect(body.length).toBe(8 + 2 * 40 + 2 * 3 * 4);
+    const back = decodeChunk(group, key, body);
     expect(back.keys).toEqual(keys);
     expect(back.entries).toEqual(entries);
-    expect(() => decodeChunk('0'.repeat(32) + '.bin', bytes)).toThrow('keys do not match the file name');
-    // Version 2 holds a truncated flag where version 1 held a token count: neither is read as the other.
-    expect(bytes.readUInt32LE(8)).toBe(2);
-    expect(bytes.readUInt32LE(24 + 32)).toBe(1);
-    expect(bytes.readUInt32LE(24 + 40 + 32)).toBe(0);
-    const v1 = Buffer.from(bytes);
-    v1.writeUInt32LE(1, 8);
-    expect(() => decodeChunk(name, v1)).toThrow('version 1, expected 2');
-    const badFlag = Buffer.from(bytes);
-    badFlag.writeUInt32LE(10, 24 + 32);
-    const body = badFlag.length - 32;
-    createHash('sha256').update(badFlag.subarray(0, body)).digest().copy(badFlag, body);
-    expect(() => decodeChunk(name, badFlag)).toThrow('record 0: truncated flag 10, expected 0 or 1');
+    // Under another key or another group: not this chunk.
+    expect(() => decodeChunk(group, '0'.repeat(64), body)).toThrow('its texts are not those of its key');
+    expect(() => decodeChunk('d'.repeat(64), key, body)).toThrow('its texts are not those of its key');
+    // The truncated flag is 0 or 1.
+    expect(body.readUInt32LE(8 + 32)).toBe(1);
+    expect(body.readUInt32LE(8 + 40 + 32)).toBe(0);
+    const badFlag = Buffer.from(body);
+    badFlag.writeUInt32LE(10, 8 + 32);
+    expect(() => decodeChunk(group, key, badFlag)).toThrow('record 0: truncated flag 10, expected 0 or 1');
+    // A whole file: the store's header (kind, format, key, length, SHA-256), then the body.
+    const file = Buffer.concat([entryHeader(EMBEDDINGS_KIND, key, body), body]);
+    expect(file.toString('latin1', 0, file.indexOf(10))).toBe(`skillret-cache 1 embeddings emb-chunk-v3 ${key} ${String(body.length).padStart(16, '0')} ${createHash('sha256').update(body).digest('hex')}`);
+    expect(decodeChunkFile(group, key, file).entries).toEqual(entries);
+    // A chunk of version 2 (its own magic and trailer, no store header) is not read.
+    expect(() => decodeChunkFile(group, key, Buffer.concat([Buffer.from('SKRETEMB'), body]))).toThrow('no header line');
   });
 });
 
 describe('model file hash memo', () => {
-  it('hashes once per (path, size, mtime) and persists the result', async () => {
+  it('hashes once per (path, size, mtime) and persists the result; a damaged memo entry is reported and hashed again', async () => {
     const f = join(root, 'model.bin');
     writeFileSync(f, 'abc');
-    const dir = join(root, 'hashes');
+    const logs: string[] = [];
+    const dir = CacheStore.of({ cacheDir: join(root, 'hashes'), useCache: true, log: (l) => logs.push(l) });
     const h = await fileSha256(f, dir);
     expect(h).toBe(await sha256File(f));
-    const store = JSON.parse(readFileSync(join(dir, 'file-sha256.json'), 'utf8')) as Record<string, string>;
-    expect(Object.values(store)).toEqual([h]);
-    // A stored value is trusted for the same fingerprint (proves it is read, not recomputed).
-    const key = Object.keys(store)[0]!;
-    writeFileSync(join(dir, 'file-sha256.json'), JSON.stringify({ [key]: 'f'.repeat(64) }));
+    const memoDir = join(dir.root, 'file-sha256');
+    const [name] = readdirSync(memoDir);
+    const entry = join(memoDir, name!);
+    const text = readFileSync(entry, 'utf8');
+    expect(text.split('\n')[1]).toBe(h);
+    // A stored value is trusted for the same file version (proves it is read, not recomputed).
+    const key = name!.replace(/\.txt$/, '');
+    const forged = Buffer.from(`${'f'.repeat(64)}\n`);
+    writeFileSync(entry, Buffer.concat([entryHeader({ ...EMBEDDINGS_KIND, name: 'file-sha256', format: 'file-sha256-v1', ext: 'txt' }, key, forged), forged]));
     clearFileHashMemo();
     expect(await fileSha256(f, dir)).toBe('f'.repeat(64));
-    // Changing the file changes the fingerprint: hashed again.
+    // A damaged entry: reported in one line, hashed again, rewritten.
+    writeFileSync(entry, text.replace(h, 'e'.repeat(64)));
+    clearFileHashMemo();
+    expect(await fileSha256(f, dir)).toBe(h);
+    expect(logs).toEqual([`cache: file-sha256 entry ${entry} is damaged (checksum mismatch); computing it again`]);
+    expect(readFileSync(entry, 'utf8')).toBe(text);
+    // Changing the file changes its version: hashed again.
     writeFileSync(f, 'abcd');
     clearFileHashMemo();
     expect(await fileSha256(f, dir)).toBe(await sha256File(f));

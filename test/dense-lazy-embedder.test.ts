@@ -7,11 +7,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
 import { denseRetrieve, type DenseSpec } from '../src/retrieval/dense/retriever.js';
 import { Embedder } from '../src/retrieval/dense/embedder.js';
-import { embedderFactsKey, FACTS_SUBFOLDER } from '../src/retrieval/dense/embedder-facts.js';
+import { embedderFactsKey, FACTS_KIND, FACTS_SUBFOLDER, readEmbedderFacts, writeEmbedderFacts } from '../src/retrieval/dense/embedder-facts.js';
+import { CacheStore } from '../src/cache/store.js';
 import { modelFilePaths } from '../src/retrieval/dense/embedder.js';
 import { silentProgress } from '../src/util/progress.js';
 import type { StageContext } from '../src/core/context.js';
@@ -120,8 +121,13 @@ describe('lazy embedder', () => {
     const cold = await denseRetrieve(ctx(cacheDir, logs), spec(), DOCS, QUERIES);
     const [file] = factsFiles(cacheDir);
     const good = readFileSync(file!, 'utf8');
-    for (const bad of [good.slice(0, good.length >> 1), '{"format":"skillret-embedder-facts-v1"}', good.replace('"paddingSide":"right"', '"paddingSide":"up"')]) {
-      writeFileSync(file!, bad);
+    const key = basename(file!, '.json');
+    const facts = readEmbedderFacts(cacheDir, key, () => {})!;
+    // Framed by the store, but not facts: the decoder refuses it.
+    const malformed = () => CacheStore.of({ cacheDir, useCache: true, log: () => {} }).write(FACTS_KIND, key, JSON.stringify({ ...facts, paddingSide: 'up' }));
+    for (const bad of [good.slice(0, good.length >> 1), '{"format":"skillret-embedder-facts-v1"}', good.replace('"paddingSide":"right"', '"paddingSide":"up"'), malformed]) {
+      if (typeof bad === 'string') writeFileSync(file!, bad);
+      else bad();
       logs.length = 0;
       const load = vi.spyOn(Embedder, 'load');
       const again = await denseRetrieve(ctx(cacheDir, logs), spec(), DOCS, QUERIES);
@@ -129,7 +135,8 @@ describe('lazy embedder', () => {
       load.mockRestore();
       expect(again.run).toEqual(cold.run);
       expect(logs).toHaveLength(1);
-      expect(logs[0]).toContain('cached embedder facts');
+      expect(logs[0]).toMatch(/^cache: embedder-facts entry .* is damaged \((no header line|checksum mismatch|body is \d+ bytes, the header says \d+|malformed facts)\); computing it again$/);
+      expect(logs[0]).toContain(file!);
       expect(readFileSync(file!, 'utf8')).toBe(good);
     }
     expect(readdirSync(join(cacheDir, FACTS_SUBFOLDER)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
@@ -141,8 +148,9 @@ describe('lazy embedder', () => {
     const cold = await denseRetrieve(ctx(cacheDir, logs), spec(), DOCS, QUERIES);
     const [file] = factsFiles(cacheDir);
     const good = readFileSync(file!, 'utf8');
-    const f = JSON.parse(good) as { modelMaxLength: number };
-    writeFileSync(file!, JSON.stringify({ ...f, modelMaxLength: f.modelMaxLength + 1 }));
+    const key = basename(file!, '.json');
+    const f = readEmbedderFacts(cacheDir, key, () => {})!;
+    writeEmbedderFacts(cacheDir, key, { ...f, modelMaxLength: f.modelMaxLength + 1 });
     // Every vector is cached under the true facts' key, so the wrong facts miss them all and the model loads.
     await expect(denseRetrieve(ctx(cacheDir, logs), spec(undefined, { maxTokens: undefined }), DOCS, QUERIES)).rejects.toThrow(/disagree with the loaded model/);
     expect(readFileSync(file!, 'utf8')).toBe(good);

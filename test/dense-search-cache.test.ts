@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cachedExactTopK, decodeHits, encodeHits, exactSearchKey, SEARCH_SUBFOLDER, searchCachePath } from '../src/retrieval/dense/search-cache.js';
+import { cachedExactTopK, decodeHits, encodeHits, exactSearchKey, SEARCH_KIND, SEARCH_SUBFOLDER, searchCachePath } from '../src/retrieval/dense/search-cache.js';
+import { entryHeader, unframeEntry } from '../src/cache/store.js';
 import { exactTopKFast } from '../src/retrieval/dense/index-exact-fast.js';
 import { searchVectors } from '../src/retrieval/dense/search.js';
 import type { VectorMatrix } from '../src/retrieval/dense/index-exact.js';
@@ -83,17 +84,19 @@ describe('exact-search cache', () => {
       { indices: Int32Array.from([3, 1]), scores: Float32Array.from([0.5, -0.25]) },
       { indices: new Int32Array(0), scores: new Float32Array(0) },
     ];
-    const buf = Buffer.from(encodeHits(key, hits, 5, 300));
-    expect(decodeHits(buf, key, 2, 5, 300)).toEqual(hits);
-    expect(() => decodeHits(buf, 'f'.repeat(64), 2, 5, 300)).toThrow(/another key/);
-    expect(() => decodeHits(buf, key, 2, 6, 300)).toThrow(/does not match/);
-    expect(() => decodeHits(buf, key, 2, 5, 2)).toThrow(/does not match/);
-    expect(() => decodeHits(Buffer.from(encodeHits(key, hits, 5, 2)), key, 2, 5, 2)).toThrow(/row 3 out of range/);
-    expect(() => decodeHits(buf.subarray(0, buf.length - 1), key, 2, 5, 300)).toThrow();
+    const body = encodeHits(hits, 5, 300);
+    const buf = Buffer.concat([entryHeader(SEARCH_KIND, key, body), body]);
+    const read = (b: Buffer, k = key, queries = 2, kk = 5, docs = 300) => decodeHits(unframeEntry(SEARCH_KIND, k, b), queries, kk, docs);
+    expect(read(buf)).toEqual(hits);
+    expect(() => read(buf, 'f'.repeat(64))).toThrow(/another key/);
+    expect(() => read(buf, key, 2, 6)).toThrow(/does not match/);
+    expect(() => read(buf, key, 2, 5, 2)).toThrow(/does not match/);
+    expect(() => decodeHits(encodeHits(hits, 5, 2), 2, 5, 2)).toThrow(/row 3 out of range/);
+    expect(() => read(buf.subarray(0, buf.length - 1))).toThrow();
     for (let at = 0; at < buf.length; at++) {
       const bad = Buffer.from(buf);
       bad[at]! ^= 0x10;
-      expect(() => decodeHits(bad, key, 2, 5, 300), `byte ${at}`).toThrow();
+      expect(() => read(bad), `byte ${at}`).toThrow();
     }
   });
 
@@ -110,7 +113,7 @@ describe('exact-search cache', () => {
       expect(again.cache).toBe('miss');
       expect(again.hits).toEqual(ref);
       expect(logs).toHaveLength(1);
-      expect(logs[0]).toContain('cached search');
+      expect(logs[0]).toMatch(new RegExp(`^cache: dense-search entry ${path} is damaged \\(.+\\); computing it again$`));
       expect(readFileSync(path).equals(good)).toBe(true);
     }
     expect(files(cacheDir).filter((f) => f.endsWith('.tmp'))).toEqual([]);

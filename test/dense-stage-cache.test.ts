@@ -2,7 +2,7 @@
  * The dense stage cache (src/retrieval/dense/stage-cache.ts), through whole runs on the bundled
  * fixture with the GloVe embedder (exact index): a warm rerun reads the stage's output and writes
  * results byte-identical to the cold run and to `--no-cache`; a changed skill text, query text or
- * top_k misses; a corrupted or partial cache file is ignored with one log line and rewritten. Also
+ * top_k misses; a corrupted or partial cache file is reported in the store's one line and rewritten. Also
  * pins the record → document text rules its key names (DOC_TEXT_RULES).
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,7 +43,7 @@ async function run(name: string, data: string, o: { cacheDir?: string; cache?: b
   await runExperiment(cfg, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.cache === false ? { cache: false } : {}), log: (l) => logs.push(l) });
   const out = join(root, 'out', name);
   const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { stages: { info: { cache: { stage?: string } } }[] };
-  return { files: results(out), stage: manifest.stages[0]!.info.cache.stage, logs: logs.filter((l) => l.startsWith('dense')) };
+  return { files: results(out), stage: manifest.stages[0]!.info.cache.stage, logs: logs.filter((l) => l.startsWith('dense') || l.startsWith('cache:')) };
 }
 
 const stageFiles = (cacheDir: string) => (existsSync(join(cacheDir, STAGE_SUBFOLDER)) ? readdirSync(join(cacheDir, STAGE_SUBFOLDER)).map((f) => join(cacheDir, STAGE_SUBFOLDER, f)) : []);
@@ -105,7 +105,8 @@ describe('dense stage cache', () => {
       const again = await run('c3-again', data, { cacheDir });
       expect(again.stage).toBeUndefined();
       expect(again.logs).toHaveLength(1);
-      expect(again.logs[0]).toContain('cached stage');
+      expect(again.logs[0]).toMatch(/^cache: dense-stage entry .* is damaged \(.+\); computing it again$/);
+      expect(again.logs[0]).toContain(file!);
       expect(again.files).toEqual(cold.files);
       expect(readFileSync(file!, 'utf8')).toBe(good);
     }

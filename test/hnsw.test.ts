@@ -119,10 +119,38 @@ describe('HNSW index', () => {
     writeFileSync(path, bytes.subarray(0, bytes.length - 100)); // truncated
     const third = await buildOrLoadHnsw(D, p, o);
     expect(third.info.reused).toBe(false);
-    expect(third.info.rebuiltBecause).toMatch(/bytes, expected/);
-    expect(logs).toHaveLength(1);
-    expect(logs[0]).toContain(path);
+    expect(third.info.rebuiltBecause).toMatch(/^its bin file is \d+ bytes, expected \d+$/);
+    // The report names the entry (the graph's size and SHA-256 beside it) that vouches for the graph file.
+    const entry = path.replace(/\.bin$/, '.json');
+    expect(logs).toEqual([`cache: hnsw entry ${entry} is damaged (${third.info.rebuiltBecause}); computing it again`]);
     expect(readFileSync(path).equals(bytes)).toBe(true);
     expect(readdirSync(join(cacheDir, 'hnsw')).sort()).toEqual([`${hnswKey(D, p)}.bin`, `${hnswKey(D, p)}.json`]);
+
+    // A bit flipped in the graph, the graph gone, the entry damaged: each reported once and rebuilt.
+    const flipped = Buffer.from(bytes);
+    flipped[flipped.length >> 1]! ^= 4;
+    const entryText = readFileSync(entry, 'utf8');
+    const damages: [() => void, RegExp][] = [
+      [() => writeFileSync(path, flipped), /^its bin file fails its SHA-256 check$/],
+      [() => rmSync(path), /^its bin file is missing$/],
+      [() => writeFileSync(entry, entryText.replace(/"size":(\d)/, (_m, d: string) => `"size":${(Number(d) + 1) % 10}`)), /^checksum mismatch$/],
+      [() => writeFileSync(entry, entryText.slice(0, 40)), /^no header line$/],
+    ];
+    for (const [damage, why] of damages) {
+      damage();
+      logs.length = 0;
+      const again = await buildOrLoadHnsw(D, p, o);
+      expect(again.info.reused).toBe(false);
+      expect(again.info.rebuiltBecause).toMatch(why);
+      expect(logs).toEqual([`cache: hnsw entry ${entry} is damaged (${again.info.rebuiltBecause}); computing it again`]);
+      expect(hnswTopK(again.index, D, ids, Q, 10, p.efSearch)).toEqual(r1);
+      expect(readFileSync(path).equals(bytes)).toBe(true);
+      expect(readFileSync(entry, 'utf8')).toBe(entryText);
+    }
+    // A graph without its entry is not trusted (nothing vouches for it): rebuilt, silently.
+    rmSync(entry);
+    logs.length = 0;
+    expect((await buildOrLoadHnsw(D, p, o)).info.reused).toBe(false);
+    expect(logs).toEqual([]);
   });
 });

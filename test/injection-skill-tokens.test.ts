@@ -5,7 +5,7 @@
  * counted; the count cache is filled by the workers and answers them on the next run; a skills file
  * changed since loading is one clear error. The worker is the compiled one (dist/): build first.
  */
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,8 @@ import { loadDataset } from '../src/data/dataset.js';
 import { fileDocSource } from '../src/data/doc-store.js';
 import { countSkillTokensOnWorkers } from '../src/injection/count-workers.js';
 import { SkillTokenCounts } from '../src/injection/skill-tokens.js';
-import { CorpusTokenCounts, TokenCountCache, textHash } from '../src/injection/token-cache.js';
+import { CorpusTokenCounts, CORPUS_TOKENS_KIND, TokenCountCache, textHash } from '../src/injection/token-cache.js';
+import { forgeEntry } from './helpers/cache-damage.js';
 import { countTokens } from '../src/injection/tokens.js';
 import { cleanupTemp, makeDataset } from './fixtures/data/make-dataset.js';
 
@@ -136,17 +137,26 @@ describe("a corpus's own counts", () => {
     warm.save();
     // a forged count proves they are what answers
     const file = join(dir, 'tokens', 'by-corpus', files[0]!);
-    const doc = { version: 1, counts: ids.map((_, i) => (i === 3 ? 4242 : -1)) };
-    writeFileSync(file, JSON.stringify(doc));
+    const doc = { counts: ids.map((_, i) => (i === 3 ? 4242 : -1)) };
+    forgeEntry(file, CORPUS_TOKENS_KIND, JSON.stringify(doc));
     expect(make(CorpusTokenCounts.open(dir, true, key)).get(ids[3]!)).toBe(4242);
     // another skills file, field or skill list: other counts
     expect(CorpusTokenCounts.open(dir, true, { ...key, skillsSha256: '0'.repeat(64) }).counts.every((n) => n === -1)).toBe(true);
     expect(CorpusTokenCounts.open(dir, true, { ...key, skillMdField: 'body' }).counts.every((n) => n === -1)).toBe(true);
     expect(CorpusTokenCounts.open(dir, true, { ...key, ids: [...ids].reverse() }).counts.every((n) => n === -1)).toBe(true);
-    // a file that does not fit, or does not parse, is ignored
-    for (const bad of ['{"version":1,"counts":[1,2]}', '{"version":2,"counts":' + JSON.stringify(doc.counts) + '}', 'not json', '{"version":1,"counts":[' + ids.map(() => '1.5').join(',') + ']}']) {
+    // an entry that does not fit, or does not parse, or is damaged, is reported and ignored
+    const good = readFileSync(file);
+    for (const bad of ['{"counts":[1,2]}', '{"version":1}', 'not json', '{"counts":[' + ids.map(() => '1.5').join(',') + ']}']) {
+      forgeEntry(file, CORPUS_TOKENS_KIND, bad);
+      const logs: string[] = [];
+      expect(CorpusTokenCounts.open(dir, true, key, (l) => logs.push(l)).counts.every((n) => n === -1)).toBe(true);
+      expect(logs).toEqual([expect.stringMatching(new RegExp(`^cache: tokens-corpus entry ${file} is damaged \\(.+\\); computing it again$`))]);
+    }
+    for (const bad of [good.subarray(0, good.length - 1), Buffer.concat([good, Buffer.from('1')]), Buffer.from(good.toString('latin1').replace(/4242/, '4243'), 'latin1')]) {
       writeFileSync(file, bad);
-      expect(CorpusTokenCounts.open(dir, true, key).counts.every((n) => n === -1)).toBe(true);
+      const logs: string[] = [];
+      expect(CorpusTokenCounts.open(dir, true, key, (l) => logs.push(l)).counts.every((n) => n === -1)).toBe(true);
+      expect(logs).toHaveLength(1);
     }
     // off with the cache: nothing written
     const off = CorpusTokenCounts.open(join(cacheDir, 'off'), false, key);

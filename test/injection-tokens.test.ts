@@ -4,12 +4,13 @@
  * offset of seeded random texts) or hands it to the pattern; the persisted count cache
  * (token-cache.ts) answers a warm run from disk.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDataset } from '../src/data/dataset.js';
-import { TokenCountCache } from '../src/injection/token-cache.js';
+import { TokenCountCache, TOKENS_KIND } from '../src/injection/token-cache.js';
+import { entryBody, forgeEntry } from './helpers/cache-damage.js';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { asciiPieceEnd, cl100kEncoder, cl100kRanks, countTokens, countTokensByMatches, fnv1a, lastScannedHash } from '../src/injection/tokens.js';
 import { SAMPLE_DIR, sampleExists } from './helpers/shared.js';
@@ -219,20 +220,26 @@ describe('TokenCountCache', () => {
     expect(TEXTS.map((t) => a.count(t))).toEqual(TEXTS.map(countTokens));
     a.save();
     const file = join(dir, 'tokens', readdirSync(join(dir, 'tokens'))[0]!);
-    const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
+    const doc = JSON.parse(entryBody(file).toString('utf8')) as Record<string, number>;
     expect(Object.keys(doc)).toHaveLength(new Set(TEXTS).size);
     // a forged count proves the second open reads the file instead of counting
     const h = Object.keys(doc).find((k) => doc[k] === countTokens('hello world'))!;
-    writeFileSync(file, JSON.stringify({ ...doc, [h]: 999 }));
+    forgeEntry(file, TOKENS_KIND, JSON.stringify({ ...doc, [h]: 999 }));
     expect(TokenCountCache.open(dir, true).count('hello world')).toBe(999);
   });
 
-  it('ignores an unreadable file and writes nothing when the cache is off', () => {
+  it('reports and ignores a damaged entry, and writes nothing when the cache is off', () => {
     const sub = join(dir, 'bad');
     const a = TokenCountCache.open(sub, true);
     a.count('hello world');
     a.save();
-    const file = join(sub, 'tokens', 'cl100k_base-v1.json');
+    const file = join(sub, 'tokens', readdirSync(join(sub, 'tokens'))[0]!);
+    for (const bad of ['{"broken', '{"x":2}']) {
+      forgeEntry(file, TOKENS_KIND, bad);
+      const logs: string[] = [];
+      expect(TokenCountCache.open(sub, true, (l) => logs.push(l)).count('hello world')).toBe(2);
+      expect(logs).toEqual([expect.stringMatching(/^cache: tokens entry .* is damaged \(.+\); computing it again$/)]);
+    }
     writeFileSync(file, '{"broken');
     expect(TokenCountCache.open(sub, true).count('hello world')).toBe(2);
     const off = join(dir, 'off');

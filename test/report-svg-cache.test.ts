@@ -84,7 +84,8 @@ describe('chart cache', () => {
       expect(await cachedSvgRenderer(cacheDir, (l) => logs.push(l), c.render)(spec)).toBe(good);
       expect(c.calls()).toBe(1);
       expect(logs).toHaveLength(1);
-      expect(logs[0]).toContain('cached chart');
+      expect(logs[0]).toMatch(/^cache: report-svg entry .* is damaged \(.+\); computing it again$/);
+      expect(logs[0]).toContain(path);
       expect(readFileSync(path, 'utf8')).toBe(file);
     }
     expect(readdirSync(join(cacheDir, SVG_SUBFOLDER)).filter((f) => f.endsWith('.tmp'))).toEqual([]);

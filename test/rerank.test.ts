@@ -16,12 +16,14 @@ import { WindowedReranker } from '../src/rerank/windowed-reranker.js';
 import { lookupPairs } from '../src/rerank/unique-pairs.js';
 import { requiredFiles, scoreDefiningFiles } from '../src/rerank/model-files.js';
 import { modelFingerprint } from '../src/rerank/model-fingerprint.js';
-import { clearFileHashMemo, FILE_SHA256_MEMO } from '../src/util/file-sha256.js';
+import { clearFileHashMemo } from '../src/cache/file-sha256.js';
+import { CacheStore } from '../src/cache/store.js';
+import { openScores, scoreChunkDir } from './helpers/cache-damage.js';
 import { sha256File, sha256Hex, stableStringify } from '../src/util/hash.js';
 import { halfToFloat } from '../src/rerank/logits.js';
 import { pYes, QWEN3_PREFIX, QWEN3_SUFFIX, qwen3Body, SKILL_INSTRUCTION, SKILLROUTER_INSTRUCTION } from '../src/models/qwen3-template.js';
 import { rerankPool, rerankRun } from '../src/rerank/rerank.js';
-import { pairKey, ScoreCache } from '../src/rerank/score-cache.js';
+import { pairKey } from '../src/rerank/score-cache.js';
 import { resolveRerankerSpec } from '../src/rerank/spec.js';
 import { crossEncoderScorer } from '../src/pipeline/rerankers/cross-encoder.js';
 import { qwen3Scorer, qwen3Settings } from '../src/pipeline/rerankers/qwen3.js';
@@ -256,7 +258,7 @@ describe('rerank pool and rerankRun', () => {
 describe('score cache and windowed reranker', () => {
   it('round-trips scores exactly through chunk files and compacts many chunks', () => {
     const dir = join(root, 'cache1');
-    const c = ScoreCache.open(dir, { v: 1 });
+    const c = openScores(dir, { v: 1 });
     const vals = [0.1 + 0.2, -1e-300, 123456.789, 2 / 3];
     vals.forEach((v, i) => {
       c.put(pairKey(`q${i}`, 'd'), v);
@@ -264,22 +266,23 @@ describe('score cache and windowed reranker', () => {
     });
     c.put(pairKey('nan', 'd'), NaN);
     c.flush();
-    const again = ScoreCache.open(dir);
+    const again = openScores(dir);
     expect(again.size).toBe(4);
     vals.forEach((v, i) => expect(again.get(pairKey(`q${i}`, 'd'))).toBe(v));
     expect(again.get(pairKey('nan', 'd'))).toBeUndefined();
-    expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl'))).toHaveLength(4);
-    const compacted = ScoreCache.open(dir, undefined, 2);
+    expect(readdirSync(scoreChunkDir(dir)).filter((f) => f.endsWith('.jsonl'))).toHaveLength(4);
+    expect(JSON.parse(readFileSync(join(scoreChunkDir(dir), 'key.json'), 'utf8'))).toEqual({ v: 1 });
+    const compacted = openScores(dir, undefined, 2);
     expect(compacted.size).toBe(4);
-    expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
-    expect(ScoreCache.open(dir).get(pairKey('q3', 'd'))).toBe(2 / 3);
+    expect(readdirSync(scoreChunkDir(dir)).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
+    expect(openScores(dir).get(pairKey('q3', 'd'))).toBe(2 / 3);
     expect(pairKey('a', 'bc')).not.toBe(pairKey('ab', 'c'));
   });
 
   it('scores duplicates once, serves cached pairs without the model, windows the rest', async () => {
     const dir = join(root, 'cache2');
     const fake = new FakeReranker();
-    const d = new WindowedReranker(fake, { cache: ScoreCache.open(dir), window: 2 });
+    const d = new WindowedReranker(fake, { cache: openScores(dir), window: 2 });
     const pairs = [
       { query: 'q', doc: 'x' },
       { query: 'q', doc: 'yyy' },
@@ -299,7 +302,7 @@ describe('score cache and windowed reranker', () => {
       [{ query: 'q', doc: 'x' }],
     ]);
     const fake2 = new FakeReranker();
-    const d2 = new WindowedReranker(fake2, { cache: ScoreCache.open(dir) });
+    const d2 = new WindowedReranker(fake2, { cache: openScores(dir) });
     expect(await d2.score([...pairs, { query: 'new', doc: 'w' }])).toEqual([...s1, 1003.25]);
     expect(fake2.calls).toEqual([[{ query: 'new', doc: 'w' }]]);
     expect(d2.stats().cachedPairs).toBe(4);
@@ -355,17 +358,17 @@ describe('model files and fingerprint', () => {
     expect(scoreDefiningFiles(dir, 'fp32')).toBeUndefined();
   });
 
-  it('fingerprints sha256 of {path: file sha256}, the file hashes kept in the shared memo file', async () => {
+  it('fingerprints sha256 of {path: file sha256}, the file hashes kept in the shared memo', async () => {
     const dir = modelFolder();
-    const memoDir = join(root, 'fingerprint-memo');
+    const memoDir = CacheStore.of({ cacheDir: join(root, 'fingerprint-memo'), useCache: true, log: () => {} });
     const files = scoreDefiningFiles(dir, 'fp32')!;
     const parts: Record<string, string> = {};
     for (const f of files) parts[f] = await sha256File(join(dir, f));
     const expected = sha256Hex(stableStringify(parts));
     clearFileHashMemo();
     expect(await modelFingerprint(dir, 'fp32', memoDir)).toBe(expected);
-    const store = JSON.parse(readFileSync(join(memoDir, FILE_SHA256_MEMO), 'utf8')) as Record<string, string>;
-    expect(Object.values(store).sort()).toEqual(Object.values(parts).sort());
+    const memo = readdirSync(join(memoDir.root, 'file-sha256')).map((f) => readFileSync(join(memoDir.root, 'file-sha256', f), 'utf8').split('\n')[1]);
+    expect(memo.sort()).toEqual(Object.values(parts).sort());
     // A changed weight file changes the fingerprint.
     writeFileSync(join(dir, 'onnx', 'model.onnx_data'), 'other weights');
     expect(await modelFingerprint(dir, 'fp32', memoDir)).not.toBe(expected);

@@ -26,8 +26,9 @@ import { skillFromRecord } from './skill-record.js';
 import { JsonlDocStore, fileDocSource, type SkillRecordRefs } from './doc-store.js';
 import { applySkillFilter, type SkillFilter } from './skill-filter.js';
 import { goldPolicy, type EvaluationPolicy, type GoldSourceChoice } from './evaluation-policy.js';
-import { readSkillsIndex, skillsIndexFile, writeSkillsIndex, type SkillsIndex } from './skills-index.js';
-import { fileVersion, memoisedFileSha256, rememberFileSha256 } from '../util/file-sha256.js';
+import { readSkillsIndex, skillsIndexKey, writeSkillsIndex, type SkillsIndex } from './skills-index.js';
+import { fileVersion, memoisedFileSha256, rememberFileSha256 } from '../cache/file-sha256.js';
+import { CacheStore } from '../cache/store.js';
 
 export interface DatasetOptions {
   /** Dataset folder. */
@@ -64,6 +65,8 @@ export interface DatasetOptions {
    * the same skills file reading and parsing its records. Default: no index.
    */
   indexCacheDir?: string;
+  /** Where a damaged skills-file index is reported (one line; default: nowhere). */
+  cacheLog?: (line: string) => void;
 }
 
 export type DatasetRole = 'skills' | 'queries' | 'qrels';
@@ -252,21 +255,19 @@ async function loadSkills(path: string, skillMdField: string, textOnDemand: bool
  * is parsed as usual, its hash given to the memo and its index stored (a cache that cannot be
  * written costs a parse next time). Both ways give the same skills, in the same shape.
  */
-async function loadSkillsIndexed(path: string, skillMdField: string, cacheDir: string): Promise<LoadedSkills> {
+async function loadSkillsIndexed(path: string, skillMdField: string, store: CacheStore): Promise<LoadedSkills> {
   const version = fileVersion(path);
-  const known = memoisedFileSha256(path, cacheDir);
+  const known = memoisedFileSha256(path, store);
   if (known !== undefined) {
     const st = statSync(path);
-    const { path: file, key } = skillsIndexFile(cacheDir, known, skillMdField);
-    const index = readSkillsIndex(file, key, { sha256: known, bytes: st.size, skillMdField });
+    const index = readSkillsIndex(store, skillsIndexKey(known, skillMdField), { sha256: known, bytes: st.size, skillMdField });
     if (index && fileVersion(path) === version) return skillsFromIndex(path, st.mtimeMs, index);
   }
   const loaded = await loadSkills(path, skillMdField, true);
-  rememberFileSha256(path, version, loaded.info.sha256, cacheDir);
+  rememberFileSha256(path, version, loaded.info.sha256, store);
   if (fileVersion(path) === version) {
-    const { path: file, key } = skillsIndexFile(cacheDir, loaded.info.sha256, skillMdField);
     try {
-      writeSkillsIndex(file, key, {
+      writeSkillsIndex(store, skillsIndexKey(loaded.info.sha256, skillMdField), {
         skillMdField,
         sha256: loaded.info.sha256,
         bytes: loaded.info.bytes,
@@ -491,7 +492,7 @@ export async function loadDataset(o: DatasetOptions): Promise<Dataset> {
 
   const skAll =
     o.textOnDemand === true && o.indexCacheDir !== undefined
-      ? await loadSkillsIndexed(skillsPath, o.skillMdField ?? 'skill_md', o.indexCacheDir)
+      ? await loadSkillsIndexed(skillsPath, o.skillMdField ?? 'skill_md', CacheStore.of({ cacheDir: o.indexCacheDir, useCache: true, log: o.cacheLog ?? (() => {}) }))
       : await loadSkills(skillsPath, o.skillMdField ?? 'skill_md', o.textOnDemand === true);
   const filtered = o.skillFilter ? applySkillFilter(skAll.skills, o.skillFilter) : { skills: skAll.skills, removed: 0 };
   const corpus = o.skillFilter ? new Set(filtered.skills.map((x) => x.id)) : skAll.ids;

@@ -4,24 +4,22 @@
  * the SKILL.md fallbacks), stored so that a warm rerun over the same file neither reads nor
  * parses its records (95 MB of JSON for v1.1's 6,006 skills).
  *
- * File `<cacheDir>/skills-index/<key>.json`, key = sha256 of (format, `DOC_TEXT_RULES`, the
- * file's SHA-256, the SKILL.md field). The file's SHA-256 comes from the file hash memo
- * (util/file-sha256.ts: by path, size, mtime and inode), so a warm run does not re-read the file
- * for it; a file that changed has a new version key, is hashed again and gets a new index. The
- * index's first line is `{"format","key","sha256"}` (the sha256 of the rest): an index that does
- * not fit is ignored (the caller parses the file and writes it again); writes are atomic.
+ * Store kind `skills-index` (cache/store.ts; `<cacheDir>/skills-index/<key>.json`), key over
+ * `DOC_TEXT_RULES`, the file's SHA-256 and the SKILL.md field. The file's SHA-256 comes from the
+ * file hash memo (cache/file-sha256.ts: by path, size, mtime and inode), so a warm run does not
+ * re-read the file for it; a file that changed has a new version, is hashed again and gets a new
+ * index. An entry the store finds damaged, or whose index does not fit (counts, types, the file's
+ * SHA-256 and size), is reported in one line and the file parsed again (the index rewritten).
  * The loader only writes an index of a file it parsed in full and found valid.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Skill } from '../core/types.js';
-import { writeFileAtomic } from '../util/atomic.js';
-import { sha256Hex } from '../util/hash.js';
+import { cacheKey } from '../cache/key.js';
+import { CACHE_KINDS, entryKind } from '../cache/kinds.js';
+import type { CacheStore } from '../cache/store.js';
 import { DOC_TEXT_RULES } from './corpus-fingerprint.js';
 
-export const SKILLS_INDEX_SUBFOLDER = 'skills-index';
-const FORMAT = 'skillret-skills-index-v1';
+export const SKILLS_INDEX_KIND = entryKind(CACHE_KINDS.skillsIndex, 'skills-index-v2');
+export const SKILLS_INDEX_SUBFOLDER = CACHE_KINDS.skillsIndex.folder;
 
 /** A skill without its texts. */
 export type SkillHead = Pick<Skill, 'id' | 'name' | 'major' | 'sub' | 'sourceUrl'>;
@@ -39,16 +37,15 @@ export interface SkillsIndex {
   lengths: number[];
 }
 
-/** The index file of a skills file with this SHA-256 and SKILL.md field. */
-export function skillsIndexFile(cacheDir: string, fileSha256: string, skillMdField: string): { path: string; key: string } {
-  const key = sha256Hex(`${FORMAT}\n${DOC_TEXT_RULES}\n${fileSha256}\n${skillMdField}\n`);
-  return { path: join(cacheDir, SKILLS_INDEX_SUBFOLDER, `${key}.json`), key };
+/** The entry key of the index of a skills file with this SHA-256 and SKILL.md field. */
+export function skillsIndexKey(fileSha256: string, skillMdField: string): string {
+  return cacheKey(SKILLS_INDEX_KIND.name, [SKILLS_INDEX_KIND.format, DOC_TEXT_RULES, fileSha256, skillMdField]);
 }
 
 type Row = [string, string, string | null, string | null, string | null];
 
-/** Writes the index (atomically). */
-export function writeSkillsIndex(path: string, key: string, index: SkillsIndex): void {
+/** Writes the index (through the store: framed, atomically). */
+export function writeSkillsIndex(store: CacheStore, key: string, index: SkillsIndex): void {
   const rows: Row[] = index.skills.map((s) => [s.id, s.name, s.major ?? null, s.sub ?? null, s.sourceUrl ?? null]);
   const body = JSON.stringify({
     skillMdField: index.skillMdField,
@@ -60,45 +57,40 @@ export function writeSkillsIndex(path: string, key: string, index: SkillsIndex):
     offsets: index.offsets,
     lengths: index.lengths,
   });
-  const head = JSON.stringify({ format: FORMAT, key, sha256: createHash('sha256').update(body).digest('hex') });
-  writeFileAtomic(path, `${head}\n${body}\n`);
+  store.write(SKILLS_INDEX_KIND, key, `${body}\n`);
 }
 
 const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0;
 const optString = (x: unknown): x is string | null => x === null || typeof x === 'string';
 
-/** The stored index, or null (absent, damaged, or not the index of this file version and field). */
-export function readSkillsIndex(path: string, key: string, want: { sha256: string; bytes: number; skillMdField: string }): SkillsIndex | null {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return null;
+/** The stored index, or null (absent, or damaged or not the index of this file version and field: reported by the store). */
+export function readSkillsIndex(store: CacheStore, key: string, want: { sha256: string; bytes: number; skillMdField: string }): SkillsIndex | null {
+  return store.readJson(SKILLS_INDEX_KIND, key, (value) => decodeIndex(value, want)) ?? null;
+}
+
+function decodeIndex(value: unknown, want: { sha256: string; bytes: number; skillMdField: string }): SkillsIndex {
+  const bad = (why: string): never => {
+    throw new Error(why);
+  };
+  const v = value as Record<string, unknown>;
+  if (!v || typeof v !== 'object') bad('not an index');
+  if (v['sha256'] !== want.sha256 || v['bytes'] !== want.bytes || v['skillMdField'] !== want.skillMdField) bad('the index of another file');
+  const rows = v['skills'];
+  const offsets = v['offsets'];
+  const lengths = v['lengths'];
+  if (!Array.isArray(rows) || !Array.isArray(offsets) || !Array.isArray(lengths)) bad('no skills, offsets or lengths');
+  const r = rows as unknown[];
+  if (!isCount(v['records']) || !isCount(v['fallbacks']) || r.length !== v['records'] || (offsets as unknown[]).length !== r.length || (lengths as unknown[]).length !== r.length) bad('counts do not fit');
+  if (!(offsets as unknown[]).every(isCount) || !(lengths as unknown[]).every(isCount)) bad('bad offsets or lengths');
+  const skills: SkillHead[] = [];
+  for (const row of r) {
+    if (!Array.isArray(row) || row.length !== 5 || typeof row[0] !== 'string' || typeof row[1] !== 'string' || !optString(row[2]) || !optString(row[3]) || !optString(row[4])) bad(`bad skill row ${skills.length}`);
+    const x = row as Row;
+    const s: SkillHead = { id: x[0], name: x[1] };
+    if (x[2] !== null) s.major = x[2];
+    if (x[3] !== null) s.sub = x[3];
+    if (x[4] !== null) s.sourceUrl = x[4];
+    skills.push(s);
   }
-  try {
-    const nl = text.indexOf('\n');
-    const head = JSON.parse(text.slice(0, nl)) as { format?: unknown; key?: unknown; sha256?: unknown };
-    const body = text.slice(nl + 1).replace(/\n$/, '');
-    if (head.format !== FORMAT || head.key !== key || head.sha256 !== createHash('sha256').update(body).digest('hex')) return null;
-    const v = JSON.parse(body) as Record<string, unknown>;
-    if (v['sha256'] !== want.sha256 || v['bytes'] !== want.bytes || v['skillMdField'] !== want.skillMdField) return null;
-    const rows = v['skills'];
-    const offsets = v['offsets'];
-    const lengths = v['lengths'];
-    if (!Array.isArray(rows) || !Array.isArray(offsets) || !Array.isArray(lengths)) return null;
-    if (!isCount(v['records']) || !isCount(v['fallbacks']) || rows.length !== v['records'] || offsets.length !== rows.length || lengths.length !== rows.length) return null;
-    if (!offsets.every(isCount) || !lengths.every(isCount)) return null;
-    const skills: SkillHead[] = [];
-    for (const r of rows as unknown[]) {
-      if (!Array.isArray(r) || r.length !== 5 || typeof r[0] !== 'string' || typeof r[1] !== 'string' || !optString(r[2]) || !optString(r[3]) || !optString(r[4])) return null;
-      const s: SkillHead = { id: r[0], name: r[1] };
-      if (r[2] !== null) s.major = r[2];
-      if (r[3] !== null) s.sub = r[3];
-      if (r[4] !== null) s.sourceUrl = r[4];
-      skills.push(s);
-    }
-    return { skillMdField: want.skillMdField, sha256: want.sha256, bytes: want.bytes, records: rows.length, fallbacks: v['fallbacks'] as number, skills, offsets: offsets as number[], lengths: lengths as number[] };
-  } catch {
-    return null;
-  }
+  return { skillMdField: want.skillMdField, sha256: want.sha256, bytes: want.bytes, records: r.length, fallbacks: v['fallbacks'] as number, skills, offsets: offsets as number[], lengths: lengths as number[] };
 }

@@ -1,18 +1,22 @@
 /**
  * Persisted token counts for the injection operating points, so that a warm rerun does not
- * tokenize the corpus again: `<cacheDir>/tokens/cl100k_base-v1.json` maps the SHA-256 of a text
- * (hex) to its cl100k_base count (tokens.ts). A count is a function of the text alone, so entries
- * never go stale; an unreadable file is ignored (counted again and rewritten). Off when the cache is.
+ * tokenize the corpus again: store kind `tokens` (cache/store.ts), one entry
+ * (`<cacheDir>/tokens/<key>.json`) mapping the key of a text (`textHash`) to its cl100k_base count
+ * (tokens.ts). A count is a function of the text alone, so entries never go stale; a damaged entry
+ * is reported in the store's one line and its counts made again (and rewritten). Off when the
+ * cache is.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../util/atomic.js';
+import { cacheKey, strings } from '../cache/key.js';
+import { CACHE_KINDS, entryKind } from '../cache/kinds.js';
+import { CacheStore } from '../cache/store.js';
 import { countTokens } from './tokens.js';
 
-/** The cache's key of a text: its SHA-256 (hex, UTF-8). */
+export const TOKENS_KIND = entryKind(CACHE_KINDS.tokens, 'cl100k_base-v2');
+export const CORPUS_TOKENS_KIND = entryKind(CACHE_KINDS.tokensCorpus, 'corpus-cl100k_base-v2');
+
+/** The cache's key of a text (the store's key scheme over the text). */
 export function textHash(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return cacheKey(TOKENS_KIND.name, ['text', text]);
 }
 
 export class TokenCountCache {
@@ -21,26 +25,28 @@ export class TokenCountCache {
   private dirty = false;
 
   private constructor(
-    private readonly file: string | undefined,
+    private readonly file: { store: CacheStore; key: string } | undefined,
     entries: Map<string, number>,
   ) {
     this.byHash = entries;
   }
 
-  /** The cache under `cacheDir` (none when `useCache` is false). */
-  static open(cacheDir: string, useCache: boolean): TokenCountCache {
+  /** The cache under `cacheDir` (none when `useCache` is false); `log` gets the store's damage report. */
+  static open(cacheDir: string, useCache: boolean, log: (line: string) => void = () => {}): TokenCountCache {
     if (!useCache) return new TokenCountCache(undefined, new Map());
-    const file = join(cacheDir, 'tokens', 'cl100k_base-v1.json');
-    const entries = new Map<string, number>();
-    if (existsSync(file)) {
-      try {
-        const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-        for (const [h, n] of Object.entries(doc)) if (/^[0-9a-f]{64}$/.test(h) && Number.isSafeInteger(n) && (n as number) >= 0) entries.set(h, n as number);
-      } catch {
-        entries.clear(); // unreadable: count again
-      }
-    }
-    return new TokenCountCache(file, entries);
+    const store = CacheStore.of({ cacheDir, useCache, log });
+    const key = cacheKey(TOKENS_KIND.name, [TOKENS_KIND.format]);
+    const entries =
+      store.readJson(TOKENS_KIND, key, (doc) => {
+        if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not a table of counts');
+        const m = new Map<string, number>();
+        for (const [h, n] of Object.entries(doc)) {
+          if (!/^[0-9a-f]{64}$/.test(h) || !Number.isSafeInteger(n) || (n as number) < 0) throw new Error(`bad count for ${h.slice(0, 16)}`);
+          m.set(h, n as number);
+        }
+        return m;
+      }) ?? new Map<string, number>();
+    return new TokenCountCache({ store, key }, entries);
   }
 
   /** cl100k_base tokens of `text` (`countTokens`), from the cache when it holds the text. */
@@ -95,7 +101,7 @@ export class TokenCountCache {
   save(): void {
     if (this.file === undefined || !this.dirty) return;
     const keys = [...this.byHash.keys()].sort();
-    writeFileAtomic(this.file, '{' + keys.map((k) => `"${k}":${this.byHash.get(k)!}`).join(',') + '}\n');
+    this.file.store.write(TOKENS_KIND, this.file.key, '{' + keys.map((k) => `"${k}":${this.byHash.get(k)!}`).join(',') + '}\n');
     this.dirty = false;
   }
 }
@@ -112,51 +118,49 @@ export interface CorpusKey {
 
 /**
  * The counts of one corpus by skill, so that a warm rerun neither reads nor hashes a SKILL.md:
- * `<cacheDir>/tokens/by-corpus/<key>.json` holds `{"version": 1, "counts": [...]}`, one count per
- * skill of `ids` (-1: not counted yet), for the skills file of that SHA-256 read with that field
- * (a skill's SKILL.md text is a function of those, so entries never go stale). A file that does
- * not parse or does not fit is ignored (counted again and rewritten). Off when the cache is.
+ * store kind `tokens-corpus` (`<cacheDir>/tokens/by-corpus/<key>.json`, keyed by the skills file's
+ * SHA-256, the SKILL.md field and the skill ids in order) holds `{"counts": [...]}`, one count per
+ * skill of `ids` (-1: not counted yet) (a skill's SKILL.md text is a function of those, so entries
+ * never go stale). A damaged entry, or one that does not fit, is reported in the store's one line
+ * and its counts made again (and rewritten). Off when the cache is.
  */
 export class CorpusTokenCounts {
   private saved: string;
 
   private constructor(
-    private readonly file: string | undefined,
+    private readonly file: { store: CacheStore; key: string } | undefined,
     /** Per skill: its count, -1 when not known. */
     readonly counts: Int32Array,
   ) {
     this.saved = this.text();
   }
 
-  static open(cacheDir: string, useCache: boolean, key: CorpusKey): CorpusTokenCounts {
+  /** The counts of the corpus `key` under `cacheDir` (none read or written when `useCache` is false). */
+  static open(cacheDir: string, useCache: boolean, key: CorpusKey, log: (line: string) => void = () => {}): CorpusTokenCounts {
     const counts = new Int32Array(key.ids.length).fill(-1);
     if (!useCache) return new CorpusTokenCounts(undefined, counts);
-    const name = createHash('sha256').update(`skillret-corpus-tokens\u0000cl100k_base-v1\u0000${key.skillsSha256}\u0000${key.skillMdField ?? ''}\u0000${key.ids.join('\n')}`, 'utf8').digest('hex');
-    const file = join(cacheDir, 'tokens', 'by-corpus', `${name}.json`);
-    if (existsSync(file)) {
-      try {
-        const doc = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown; counts?: unknown };
-        const got = doc.counts;
-        if (doc.version === 1 && Array.isArray(got) && got.length === counts.length && got.every((n) => Number.isSafeInteger(n) && n >= -1 && n < 2 ** 31)) {
-          counts.set(got as number[]);
-        }
-      } catch {
-        // unreadable: count again
-      }
-    }
-    return new CorpusTokenCounts(file, counts);
+    const store = CacheStore.of({ cacheDir, useCache, log });
+    const entry = cacheKey(CORPUS_TOKENS_KIND.name, [CORPUS_TOKENS_KIND.format, key.skillsSha256, key.skillMdField ?? null, strings(key.ids)]);
+    const got = store.readJson(CORPUS_TOKENS_KIND, entry, (doc) => {
+      const c = (doc as { counts?: unknown } | null)?.counts;
+      if (!Array.isArray(c) || c.length !== counts.length) throw new Error('not the counts of this corpus');
+      if (!c.every((n) => Number.isSafeInteger(n) && n >= -1 && n < 2 ** 31)) throw new Error('bad count');
+      return c as number[];
+    });
+    if (got !== undefined) counts.set(got);
+    return new CorpusTokenCounts({ store, key: entry }, counts);
   }
 
   private text(): string {
-    return `{"version":1,"counts":[${this.counts.join(',')}]}\n`;
+    return `{"counts":[${this.counts.join(',')}]}\n`;
   }
 
-  /** Writes the counts (atomically) when they changed since opening or the last save. */
+  /** Writes the counts (through the store) when they changed since opening or the last save. */
   save(): void {
     if (this.file === undefined) return;
     const t = this.text();
     if (t === this.saved) return;
-    writeFileAtomic(this.file, t);
+    this.file.store.write(CORPUS_TOKENS_KIND, this.file.key, t);
     this.saved = t;
   }
 }

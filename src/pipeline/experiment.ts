@@ -108,11 +108,15 @@ function skillFilterFromConfig(f: NonNullable<Config['dataset']['skill_filter']>
   return { kind: 'field', field: f.field, values: 'equals' in f ? [f.equals] : f.in };
 }
 
-/** The dataset a config asks for, from its (resolved) folder: gold source, filters, evaluation policy; `indexCacheDir`: the cache root of the skills-file index. */
-export function loadConfiguredDataset(config: Config, datasetDir: string, indexCacheDir?: string): Promise<Dataset> {
+/**
+ * The dataset a config asks for, from its (resolved) folder: gold source, filters, evaluation
+ * policy; `indexCacheDir`: the cache root of the skills-file index (`log`: where a damaged one is reported).
+ */
+export function loadConfiguredDataset(config: Config, datasetDir: string, indexCacheDir?: string, log?: (line: string) => void): Promise<Dataset> {
   return loadDataset({
     path: datasetDir,
     ...(indexCacheDir !== undefined ? { indexCacheDir } : {}),
+    ...(log !== undefined ? { cacheLog: log } : {}),
     split: config.dataset.split,
     skillMdField: config.dataset.skill_md_field,
     evaluation: config.evaluation,
@@ -153,7 +157,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
 
   let t = stopwatch();
   const datasetDir = await resolveDataset(ctx, config);
-  const dataset = await loadConfiguredDataset(config, datasetDir, ctx.useCache ? ctx.cacheDir : undefined);
+  const dataset = await loadConfiguredDataset(config, datasetDir, ctx.useCache ? ctx.cacheDir : undefined, ctx.log);
   mark('load_dataset', t());
   faultPoint('loading');
   ctx.log(
@@ -174,7 +178,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
 
   // Injection operating points: cl100k_base tokens of each injected skill's SKILL.md text, each
   // skill read and counted once (on worker threads when a run brings many new ones).
-  const tokenCounts = TokenCountCache.open(ctx.cacheDir, ctx.useCache);
+  const tokenCounts = TokenCountCache.open(ctx.cacheDir, ctx.useCache, ctx.log);
   const skillIds = dataset.skills.map((s) => s.id);
   const skillsFile = dataset.files.find((f) => f.role === 'skills')!;
   const skillTokens = new SkillTokenCounts({
@@ -182,7 +186,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     skillMd: (i) => dataset.skills[i]!.skillMd,
     ...(docs.source ? { source: docs.source } : {}),
     cache: tokenCounts,
-    corpus: CorpusTokenCounts.open(ctx.cacheDir, ctx.useCache, { skillsSha256: skillsFile.sha256, skillMdField: config.dataset.skill_md_field, ids: skillIds }),
+    corpus: CorpusTokenCounts.open(ctx.cacheDir, ctx.useCache, { skillsSha256: skillsFile.sha256, skillMdField: config.dataset.skill_md_field, ids: skillIds }, ctx.log),
   });
   const injection = async (run: Run) => {
     await skillTokens.prepare(run);

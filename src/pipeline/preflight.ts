@@ -16,14 +16,12 @@ import { dirname, join } from 'node:path';
 import type { ConfigParts, ConfigProblem } from './config.js';
 import { fsErrorText, notADirProblem, writableDirProblem } from '../util/dirs.js';
 import { modelsDir } from '../util/paths.js';
+import { cacheSubfolders } from '../cache/kinds.js';
 import { GLOVE_EMBEDDER_NAME, GLOVE_RERANKER_NAME, gloveEmbedderDir, gloveModelComplete, gloveRerankerDir } from '../models/glove/names.js';
 import { USE_LITE_NAME, useLiteDir, useLiteModelComplete } from '../models/use-lite/names.js';
 
-/**
- * Cache subfolders the stages write (BM25, embeddings, embedder facts, exact dense search, dense stage outputs, HNSW,
- * reranker scores, remote, hub downloads, report charts, comparisons and pages, the skills-file index, token counts).
- */
-export const CACHE_SUBFOLDERS = ['bm25', 'embeddings', 'embedder-facts', 'dense-search', 'dense-stage', 'hnsw', 'rerank', 'remote', 'hf', 'datasets', 'report-svg', 'skills-index', 'tokens'] as const;
+/** Cache subfolders the run writes: every store kind's folder and the downloads' (cache/kinds.ts). */
+export const CACHE_SUBFOLDERS: readonly string[] = cacheSubfolders();
 
 export interface PreflightOptions {
   cacheDir: string;

@@ -5,16 +5,15 @@
  * (windowed-reranker.ts) and on-disk score cache as local rerankers. The score cache key covers the API, the model name and (per pair) the
  * query and document text; not the URL, so a moved server keeps its cache.
  */
-import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { UserError } from '../core/errors.js';
 import type { StageContext } from '../core/context.js';
 import { assertAllowedOffline, endpointRecord, publicUrl, resolveEndpoint } from '../remote/endpoint.js';
 import { RemoteRerankClient } from '../remote/rerank.js';
-import { sha256Hex, stableStringify } from '../util/hash.js';
 import { offlineFromEnv } from '../util/paths.js';
 import { WindowedReranker } from './windowed-reranker.js';
-import { ScoreCache } from './score-cache.js';
+import { ScoreCache, scorerKey } from './score-cache.js';
+import { CacheStore } from '../cache/store.js';
 import { withScorePrecision } from './rerank.js';
 import type { RemoteRerankerSpec, RerankPair, Reranker, RerankStats } from './types.js';
 
@@ -100,7 +99,7 @@ export async function createRemoteReranker(ctx: StageContext, spec: RemoteRerank
   let cache: ScoreCache | undefined;
   if (ctx.useCache) {
     const key = { v: REMOTE_SCORER_VERSION, remote: endpoint.api, model: spec.model, ...(endpoint.api === 'tei' ? { rawScores: true } : {}) };
-    cache = ScoreCache.open(join(ctx.cacheDir, 'rerank', sha256Hex(stableStringify(key))), key);
+    cache = ScoreCache.open(CacheStore.of(ctx), scorerKey(key), key);
   }
   const windowed = new WindowedReranker(inner, { ...(cache ? { cache } : {}), keepOrder: true });
   const reranker: Reranker = {

@@ -17,14 +17,14 @@ import { trecOrder } from '../metrics/rank.js';
 import { gloveRerankerDir } from '../models/glove/names.js';
 import { assertHubFilesPresent, configureTransformersEnv, describeModel, resolveModel } from '../models/resolve.js';
 import type { StageContext } from '../core/context.js';
-import { sha256Hex, stableStringify } from '../util/hash.js';
 import { modelsDir } from '../util/paths.js';
 import { WindowedReranker } from './windowed-reranker.js';
 import { requiredFiles } from './model-files.js';
 import { modelFingerprint } from './model-fingerprint.js';
 import { defaultThreads } from './session-options.js';
 import { checkDtype } from '../models/dtype.js';
-import { ScoreCache } from './score-cache.js';
+import { ScoreCache, scorerKey } from './score-cache.js';
+import { CacheStore } from '../cache/store.js';
 import { DEFAULT_CONCURRENCY, resolveRerankerSpec } from './spec.js';
 import { describeScorePrecision, roundScore, type ScoreKind, type ScorePrecision } from './score-precision.js';
 import type { RerankPair, Reranker, RerankerSpec } from './types.js';
@@ -137,8 +137,8 @@ export async function createLocalReranker<X extends Record<string, unknown>>(ctx
 
   let cache: ScoreCache | undefined;
   if (ctx.useCache) {
-    const rerankDir = join(ctx.cacheDir, 'rerank');
-    const fingerprint = await modelFingerprint(resolved.folder, dtype, ctx.cacheDir);
+    const store = CacheStore.of(ctx);
+    const fingerprint = await modelFingerprint(resolved.folder, dtype, store);
     if (fingerprint === undefined) {
       ctx.log(`reranker ${r.id}: score cache off (model files not found under ${resolved.folder})`);
     } else {
@@ -156,7 +156,7 @@ export async function createLocalReranker<X extends Record<string, unknown>>(ctx
         ...(typeof d.padding === 'string' ? { padding: d.padding } : {}),
         ...settings,
       };
-      cache = ScoreCache.open(join(rerankDir, sha256Hex(stableStringify(key))), { ...key, model: describeModel(resolved) });
+      cache = ScoreCache.open(store, scorerKey(key), { ...key, model: describeModel(resolved) });
     }
   }
   const windowed = new WindowedReranker(inner, cache ? { cache } : {});

@@ -3,8 +3,11 @@
  * (deleted, cut short, one bit flipped, a byte appended), and bit-exact comparisons.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { mulberry32 } from './mulberry32.js';
+import { CacheStore, entryHeader } from '../../src/cache/store.js';
+import type { EntryKind } from '../../src/cache/kinds.js';
+import { ScoreCache } from '../../src/rerank/score-cache.js';
 
 /** A deterministic generator of uniform floats in [0, 1). */
 export const rng = mulberry32;
@@ -80,4 +83,28 @@ export function f64Bits(xs: readonly number[]): string[] {
     dv.setFloat64(0, x);
     return dv.getBigUint64(0).toString(16);
   });
+}
+
+/** The scorer group the tests' score caches use. */
+export const TEST_SCORER = 'e'.repeat(64);
+
+/** A reranker score cache under the cache root `dir` (one scorer group, TEST_SCORER). */
+export function openScores(dir: string, describe?: Record<string, unknown>, compactAbove?: number, log: (line: string) => void = () => {}): ScoreCache {
+  return ScoreCache.open(CacheStore.of({ cacheDir: dir, useCache: true, log }), TEST_SCORER, describe, compactAbove);
+}
+
+/** The folder of `openScores(dir)`'s chunks. */
+export const scoreChunkDir = (dir: string): string => join(dir, 'rerank', TEST_SCORER);
+
+/** Writes `body` as a well-framed store entry of `kind` at `file` (its key: the file's name): forged values, or bodies only the kind's decoder can refuse. */
+export function forgeEntry(file: string, kind: EntryKind, body: string | Uint8Array): void {
+  const key = basename(file).replace(/\.[^.]+$/, '');
+  const b = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
+  writeFileSync(file, Buffer.concat([entryHeader(kind, key, b), b]));
+}
+
+/** The body of an entry file (what follows its header line). */
+export function entryBody(file: string): Buffer {
+  const b = readFileSync(file);
+  return b.subarray(b.indexOf(10) + 1);
 }

@@ -8,10 +8,12 @@
  *   Int32 docLen[N] | Float32 idf[V] | Uint32 postingStart[V+1] | Int32 postingDoc[P] |
  *   Float32 postingScore[P] | Uint32 termEnd[V] (end offsets in the UTF-8 term blob) |
  *   term blob (vocabBytes) | zero padding | SHA-256 of everything before it (32 bytes)
- * `writeBm25IndexFile` / `readBm25IndexFile` stream those bytes to and from the cache file
- * section by section, so the index is never held twice. Reading verifies magic, version, length,
- * checksum and the structural invariants, and throws
- * `Bm25IndexFormatError` on any mismatch (the caller rebuilds).
+ * `writeBm25Index` / `readBm25IndexFile` stream those bytes to and from a file section by
+ * section, so the index is never held twice. Reading verifies magic, version, length, checksum and
+ * the structural invariants, and throws `Bm25IndexFormatError` on any mismatch (the caller
+ * rebuilds). The BM25 stage keeps these bytes as the body of a cache store entry after the store's
+ * header line (`readBm25IndexFile`'s `offset`): the store checks the header, this reader the body,
+ * in one read (cache/store.ts `readSelfVerified`).
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
@@ -140,14 +142,17 @@ export function serializeBm25Index(index: Bm25Index): Buffer {
  * arrays: no second copy of the index in memory.
  */
 export function writeBm25IndexFile(path: string, index: Bm25Index): void {
-  writeFileAtomicWith(path, (fd) => {
-    const hash = createHash('sha256');
-    for (const piece of encodePieces(index)) {
-      hash.update(piece);
-      writeAll(fd, piece);
-    }
-    writeAll(fd, hash.digest());
-  });
+  writeFileAtomicWith(path, (fd) => writeBm25Index((bytes) => writeAll(fd, bytes), index));
+}
+
+/** The bytes of `serializeBm25Index`, handed to `put` piece by piece in order (from the index's own arrays). */
+export function writeBm25Index(put: (bytes: Uint8Array) => void, index: Bm25Index): void {
+  const hash = createHash('sha256');
+  for (const piece of encodePieces(index)) {
+    hash.update(piece);
+    put(piece);
+  }
+  put(hash.digest());
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {
@@ -168,18 +173,20 @@ export function deserializeBm25Index(buf: Uint8Array): Bm25Index {
 /**
  * Reads an index file written by `writeBm25IndexFile` (or `serializeBm25Index`), each section
  * straight into its array (checked as `deserializeBm25Index` checks): no buffer of the whole
- * file. `shared`: the search arrays on SharedArrayBuffers (for worker threads).
+ * file. `shared`: the search arrays on SharedArrayBuffers (for worker threads). `offset`: where
+ * the index's bytes begin in the file (they run to its end).
  */
-export function readBm25IndexFile(path: string, opts: { shared?: boolean } = {}): Bm25Index {
+export function readBm25IndexFile(path: string, opts: { shared?: boolean; offset?: number } = {}): Bm25Index {
   const fd = openSync(path, 'r');
+  const base = opts.offset ?? 0;
   try {
-    const length = fstatSync(fd).size;
+    const length = fstatSync(fd).size - base;
     return decodeIndex(
       {
         length,
         read: (position, into) => {
           for (let at = 0; at < into.length; ) {
-            const n = readSync(fd, into, at, into.length - at, position + at);
+            const n = readSync(fd, into, at, into.length - at, base + position + at);
             if (n === 0) throw new Bm25IndexFormatError(`invalid BM25 index file: ended at byte ${position + at} of ${length}`);
             at += n;
           }

@@ -1,28 +1,28 @@
 /**
  * The BM25 pipeline stage: builds (or loads from the cache) the index over the documents and
- * runs the queries. Cache file: `<cacheDir>/bm25/<sha256>.bin`, where the key covers the
- * index format version, k1, b, the tokenizer (bm25s 0.3.3 English stop words, and the
+ * runs the queries. Store kind `bm25-index` (cache/store.ts; `<cacheDir>/bm25/<key>.bin`), key
+ * over the index format version, k1, b, the tokenizer (bm25s 0.3.3 English stop words, and the
  * runtime's Unicode version, which defines the word characters) and every document text in
- * order. Written atomically; a corrupt or unreadable cache file is reported with one log line
- * and rebuilt. Next to it, the runs of query sets against that index (run-cache.ts): a warm rerun
- * reads its hits and neither loads the index nor scores a query.
+ * order. The entry's body is the index file of serialize.ts, which checks itself (its length and
+ * SHA-256 trailer) as it is read: the store checks the header only (`readSelfVerified`), so a
+ * multi-GB index is read once. A damaged entry is reported in the store's one line and rebuilt.
+ * Next to it, the runs of query sets against that index (run-cache.ts): a warm rerun reads its
+ * hits and neither loads the index nor scores a query.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Query, Run } from '../../core/types.js';
 import type { DocStore } from '../../core/stages.js';
 import { MemoryDocStore } from '../../data/doc-store.js';
 import type { StageContext } from '../../core/context.js';
-import { writeFileAtomic } from '../../util/atomic.js';
-import { sha256Hex, stableStringify } from '../../util/hash.js';
+import { cacheKey, strings } from '../../cache/key.js';
+import { CACHE_KINDS, entryKind } from '../../cache/kinds.js';
+import { CacheStore } from '../../cache/store.js';
 import { corpusFingerprint } from '../../data/corpus-fingerprint.js';
 import { resolveParams } from './build.js';
 import { buildBm25IndexFromTexts } from './corpus.js';
 import { Bm25Pool, buildBm25IndexParallel, defaultBm25Threads, queryBm25IndexParallel } from './parallel.js';
 import { queryBm25Index, type Bm25QueryStats, type Bm25Stats } from './query.js';
 import { bm25RunKey, readBm25RunCache, writeBm25RunCache } from './run-cache.js';
-import { BM25_INDEX_FORMAT_VERSION, readBm25IndexFile, writeBm25IndexFile } from './serialize.js';
+import { BM25_INDEX_FORMAT_VERSION, readBm25IndexFile, writeBm25Index } from './serialize.js';
 import { BM25S_STOPWORDS_EN } from './stopwords.js';
 import type { Bm25Index, Bm25Params } from './types.js';
 import { faultPoint } from '../../util/fault.js';
@@ -54,57 +54,49 @@ export interface Bm25StageStats extends Bm25Stats {
   runCache?: boolean;
 }
 
+export const BM25_INDEX_KIND = entryKind(CACHE_KINDS.bm25Index, `bm25-index-v${BM25_INDEX_FORMAT_VERSION}`);
+export const BM25_ALIAS_KIND = entryKind(CACHE_KINDS.bm25Alias, 'bm25-alias-v2');
+
 /** Everything the index depends on besides the document texts. */
-function keyHeader(numDocs: number, params: Readonly<Bm25Params>): string {
-  return (
-    stableStringify({
-      kind: 'skillret-eval bm25 index',
-      format: BM25_INDEX_FORMAT_VERSION,
-      k1: params.k1,
-      b: params.b,
-      tokenizer: 'bm25s-0.3.3 lower (?u)\\b\\w\\w+\\b',
-      stopwords: BM25S_STOPWORDS_EN,
-      unicode: process.versions.unicode ?? 'unknown',
-      numDocs,
-    }) + '\n'
-  );
+function keyHeader(numDocs: number, params: Readonly<Bm25Params>) {
+  return {
+    k1: params.k1,
+    b: params.b,
+    tokenizer: 'bm25s-0.3.3 lower (?u)\\b\\w\\w+\\b',
+    stopwords: BM25S_STOPWORDS_EN,
+    unicode: process.versions.unicode ?? 'unknown',
+    numDocs,
+  };
 }
 
-/** Hex SHA-256 cache key of an index over `docTexts` (a store's texts, streamed) with `params`. */
+/** The store key of an index over `docTexts` (a store's texts, streamed) with `params`. */
 export function bm25CacheKey(docTexts: readonly string[] | DocStore, params: Readonly<Bm25Params>): string {
   const numDocs = Array.isArray(docTexts) ? docTexts.length : (docTexts as DocStore).size;
   const texts: Iterable<string> = Array.isArray(docTexts) ? docTexts : (docTexts as DocStore).texts();
-  const h = createHash('sha256');
-  h.update(keyHeader(numDocs, params));
-  for (const text of texts) {
-    h.update(`${Buffer.byteLength(text, 'utf8')}:`);
-    h.update(text, 'utf8');
-  }
-  return h.digest('hex');
+  return cacheKey(BM25_INDEX_KIND.name, [BM25_INDEX_KIND.format, keyHeader(numDocs, params), strings(texts)]);
 }
 
 /** Where the corpus-fingerprint alias of an index key lives (see `indexKeyOf`). */
-export const BM25_ALIAS_SUBFOLDER = join('bm25', 'by-corpus');
+export const BM25_ALIAS_SUBFOLDER = CACHE_KINDS.bm25Alias.folder;
 
 /**
  * The index key of `store` (`bm25CacheKey`), read from its alias when the store is file-backed:
- * `<cacheDir>/bm25/by-corpus/<sha256 of (the key's header, the corpus fingerprint)>.key` holds the
- * key of the texts that fingerprint stands for (data/corpus-fingerprint.ts), so a warm rerun finds
- * its index and cached runs without reading or hashing a document text. The alias is written
- * (atomically) whenever the key is computed from the texts; one that does not hold a key is ignored.
+ * the `bm25-alias` entry keyed by (the key's parameters, the corpus fingerprint) holds the key of
+ * the texts that fingerprint stands for (data/corpus-fingerprint.ts), so a warm rerun finds its
+ * index and cached runs without reading or hashing a document text. The alias is written whenever
+ * the key is computed from the texts; a damaged one is reported by the store and recomputed.
  */
-async function indexKeyOf(ctx: StageContext, store: DocStore, params: Readonly<Bm25Params>): Promise<string> {
-  const fingerprint = await corpusFingerprint(store, ctx.cacheDir);
+async function indexKeyOf(ctx: StageContext, cache: CacheStore, store: DocStore, params: Readonly<Bm25Params>): Promise<string> {
+  const fingerprint = await corpusFingerprint(store, cache);
   if (fingerprint === null) return bm25CacheKey(store, params);
-  const alias = join(ctx.cacheDir, BM25_ALIAS_SUBFOLDER, `${sha256Hex(`${keyHeader(store.size, params)}${fingerprint}\n`)}.key`);
-  try {
-    const stored = readFileSync(alias, 'utf8').trim();
-    if (/^[0-9a-f]{64}$/.test(stored)) return stored;
-  } catch {
-    /* no alias yet */
-  }
+  const alias = cacheKey(BM25_ALIAS_KIND.name, [BM25_ALIAS_KIND.format, keyHeader(store.size, params), fingerprint]);
+  const stored = cache.readText(BM25_ALIAS_KIND, alias, (text) => {
+    if (!/^[0-9a-f]{64}\n$/.test(text)) throw new Error('not an index key');
+    return text.trim();
+  });
+  if (stored !== undefined) return stored;
   const key = bm25CacheKey(store, params);
-  writeFileAtomic(alias, `${key}\n`);
+  cache.write(BM25_ALIAS_KIND, alias, `${key}\n`);
   return key;
 }
 
@@ -122,33 +114,28 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
   let totalTokens = 0;
 
   const threads = input.threads ?? defaultBm25Threads(store.size);
-  let runFile: string | undefined;
+  const entries = CacheStore.of(ctx);
+  let keys: { index: string; run: string } | undefined;
   if (ctx.useCache) {
     const t0 = performance.now();
-    const key = await indexKeyOf(ctx, store, params);
-    cacheFile = join(ctx.cacheDir, 'bm25', `${key}.bin`);
-    runFile = join(ctx.cacheDir, 'bm25', `${key}.runs`, `${bm25RunKey(queries, input.k)}.json`);
-    if (existsSync(runFile)) {
-      try {
-        const { run, facts } = readBm25RunCache(runFile, docIds, queries);
-        cacheMs += performance.now() - t0;
-        const stats = { ...facts, numQueries: queries.length, queryMs: 0, tokenizeMs: 0, indexMs: 0, cache: 'hit' as const, cacheFile, cacheMs, runCache: true };
-        return { run, stats };
-      } catch (e) {
-        ctx.log(`bm25: cached run ${runFile} is unusable (${e instanceof Error ? e.message : String(e)}); recomputing it`);
-      }
+    const key = await indexKeyOf(ctx, entries, store, params);
+    keys = { index: key, run: bm25RunKey(queries, input.k) };
+    cacheFile = entries.path(BM25_INDEX_KIND, key);
+    const hit = readBm25RunCache(entries, key, keys.run, docIds, queries);
+    if (hit !== undefined) {
+      cacheMs += performance.now() - t0;
+      const stats = { ...hit.facts, numQueries: queries.length, queryMs: 0, tokenizeMs: 0, indexMs: 0, cache: 'hit' as const, cacheFile, cacheMs, runCache: true };
+      return { run: hit.run, stats };
     }
-    if (existsSync(cacheFile)) {
-      try {
-        // Straight onto SharedArrayBuffers when worker threads will search it (no copy then).
-        index = readBm25IndexFile(cacheFile, { shared: threads > 0 });
-        if (index.numDocs !== store.size) throw new Error(`holds ${index.numDocs} documents, expected ${store.size}`);
-        cache = 'hit';
-        totalTokens = index.docLen.reduce((s, x) => s + x, 0);
-      } catch (e) {
-        ctx.log(`bm25: cache file ${cacheFile} is unusable (${e instanceof Error ? e.message : String(e)}); rebuilding it`);
-        index = undefined;
-      }
+    // Straight onto SharedArrayBuffers when worker threads will search it (no copy then).
+    index = entries.readSelfVerified(BM25_INDEX_KIND, key, (path, offset) => {
+      const read = readBm25IndexFile(path, { shared: threads > 0, offset });
+      if (read.numDocs !== store.size) throw new Error(`holds ${read.numDocs} documents, expected ${store.size}`);
+      return read;
+    });
+    if (index !== undefined) {
+      cache = 'hit';
+      totalTokens = index.docLen.reduce((s, x) => s + x, 0);
     }
     cacheMs += performance.now() - t0;
   }
@@ -169,18 +156,19 @@ export async function runBm25Stage(ctx: StageContext, input: Bm25StageInput): Pr
         bar.stop();
       }
       faultPoint('indexing');
-      if (ctx.useCache && cacheFile !== undefined) {
+      if (keys !== undefined) {
         const t0 = performance.now();
-        writeBm25IndexFile(cacheFile, index);
+        const built = index;
+        entries.writeStreamed(BM25_INDEX_KIND, keys.index, (put) => writeBm25Index(put, built), { selfVerified: true });
         cacheMs += performance.now() - t0;
         cache = 'miss';
       }
     }
     const { run, stats } = pool ? await queryOnPool(ctx, pool, index, docIds, queries, input.k) : queryBm25Index(index, docIds, queries, input.k, ctx.progress);
-    if (runFile !== undefined) {
+    if (keys !== undefined) {
       const t0 = performance.now();
       const facts = { numDocs: index.numDocs, vocabSize: index.vocab.size, avgdl: index.avgdl, totalTokens, noneQueries: stats.noneQueries, emptyQueries: stats.emptyQueries };
-      writeBm25RunCache(runFile, docIds, queries, run, facts);
+      writeBm25RunCache(entries, keys.index, keys.run, docIds, queries, run, facts);
       cacheMs += performance.now() - t0;
     }
     return {
@@ -277,17 +265,12 @@ export async function bm25Stage(
  * The index of `texts` with `params`, from the BM25 cache when it holds it (what `run` wrote), else
  * built (not stored): what `explain` scores with.
  */
-export function loadBm25IndexCached(ctx: Pick<StageContext, 'cacheDir' | 'useCache'>, texts: readonly string[], o: { k1: number; b: number }): Bm25Index {
+export function loadBm25IndexCached(ctx: Pick<StageContext, 'cacheDir' | 'useCache' | 'log'>, texts: readonly string[], o: { k1: number; b: number }): Bm25Index {
   const params = resolveParams(o);
-  if (ctx.useCache) {
-    const file = join(ctx.cacheDir, 'bm25', `${bm25CacheKey(texts, params)}.bin`);
-    if (existsSync(file)) {
-      try {
-        return readBm25IndexFile(file);
-      } catch {
-        /* rebuilt below */
-      }
-    }
-  }
-  return buildBm25IndexFromTexts(texts, params).index;
+  const stored = CacheStore.of(ctx).readSelfVerified(BM25_INDEX_KIND, bm25CacheKey(texts, params), (path, offset) => {
+    const index = readBm25IndexFile(path, { offset });
+    if (index.numDocs !== texts.length) throw new Error(`holds ${index.numDocs} documents, expected ${texts.length}`);
+    return index;
+  });
+  return stored ?? buildBm25IndexFromTexts(texts, params).index;
 }

@@ -1,38 +1,35 @@
 /**
- * Content-addressed embedding cache under `<cacheDir>/embeddings/<config key>/`.
+ * Content-addressed embedding cache: store kind `embeddings` (cache/store.ts), one group folder
+ * `<cacheDir>/embeddings/<config key>/` per model setting.
  *
- * Config key = sha256 of (format, model file sha256, tokenizer sha256, dtype, pooling,
- * normalisation, role, prefix, effective max tokens); per-text key = sha256(config key, text).
- * So any change of model bytes, settings, prompt or text misses (docs/protocol.md §7 rule 8).
- * For a remote embedding server the model bytes are unknown: its config key covers the API,
- * the model name, the model id and revision the server reports, role, prefix and
+ * Config key = the store's key over (format, model file sha256, tokenizer sha256, dtype, pooling,
+ * normalisation, role, prefix, effective max tokens, batching); per-text key = the key of (config
+ * key, text). So any change of model bytes, settings, prompt or text misses (docs/protocol.md §7
+ * rule 8). For a remote embedding server the model bytes are unknown: its config key covers the
+ * API, the model name, the model id and revision the server reports, role, prefix and
  * normalisation instead (`remoteEmbeddingConfigKey`; not the URL, so a moved server keeps its cache).
  *
- * Vectors are written as encoding proceeds, in chunk files of up to 256 vectors, each written
- * atomically, so a killed run keeps what it finished. Chunk file (little-endian):
- *   0  "SKRETEMB" magic          8  u32 version (2)     12 u32 dim
- *   16 u32 count                 20 u32 reserved (0)
- *   24 count x { key[32], u32 truncated (1: the text had more tokens than the model kept, else 0),
+ * Vectors are written as encoding proceeds, in chunks of up to 256 vectors, each one an entry of
+ * the store written atomically, so a killed run keeps what it finished. A chunk's key is the key
+ * of (config key, its text keys in order); its body (little-endian):
+ *   0  u32 dim        4  u32 count
+ *   8  count x { key[32], u32 truncated (1: the text had more tokens than the model kept, else 0),
  *                u32 tokens used }
  *      count x dim x f32 vectors
- *      sha256[32] of every byte before it
- * named `<first 32 hex of sha256(keys)>.bin`. On load every chunk is checked (length, magic,
- * version, dim, count, name vs keys, checksum); a bad one is reported with one log line,
- * deleted, and its texts count as misses (recomputed and rewritten).
- * With `useCache: false` nothing is read or written.
+ * The store checks each chunk's framing (kind, format, key, length, SHA-256) on load; the decoder
+ * checks dim, count, length, flags and that the text keys give the chunk's key. A damaged chunk is
+ * reported by the store in one line and removed, and its texts count as misses (encoded again and
+ * rewritten). With `useCache: false` nothing is read or written.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { createHash } from 'node:crypto';
-import { writeFileAtomic } from '../../util/atomic.js';
-import { sha256Hex, stableStringify } from '../../util/hash.js';
+import { CACHE_KINDS, entryKind } from '../../cache/kinds.js';
+import { cacheKey } from '../../cache/key.js';
+import { CacheStore, unframeEntry } from '../../cache/store.js';
 
-export const CHUNK_MAGIC = 'SKRETEMB';
-/** 2: the record holds a truncated flag where version 1 held the token count before truncation. */
-export const CHUNK_VERSION = 2;
-const HEADER = 24;
+/** 3: chunks framed by the store (version 2 carried its own magic and SHA-256 trailer). */
+export const CHUNK_VERSION = 3;
+export const EMBEDDINGS_KIND = entryKind(CACHE_KINDS.embeddings, `emb-chunk-v${CHUNK_VERSION}`);
+const HEADER = 8;
 const RECORD = 40;
-const TRAILER = 32;
 /** Float32Array bytes are the file's little-endian floats as they are (else written one by one). */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -70,7 +67,7 @@ export interface CacheStats {
 }
 
 export function embeddingConfigKey(p: EmbeddingKeyParts): string {
-  return sha256Hex(stableStringify({ format: `skillret-emb-v${CHUNK_VERSION}`, ...p }));
+  return cacheKey(EMBEDDINGS_KIND.name, ['local model settings', EMBEDDINGS_KIND.format, p]);
 }
 
 export interface RemoteEmbeddingKeyParts {
@@ -87,34 +84,35 @@ export interface RemoteEmbeddingKeyParts {
 }
 
 export function remoteEmbeddingConfigKey(p: RemoteEmbeddingKeyParts): string {
-  return sha256Hex(stableStringify({ format: `skillret-emb-remote-v${CHUNK_VERSION}`, ...p }));
+  return cacheKey(EMBEDDINGS_KIND.name, ['remote model settings', EMBEDDINGS_KIND.format, p]);
 }
 
-/** Per-text key (hex): sha256 over the config key and the raw text. */
+/** Per-text key (hex): the store's key over the config key and the raw text. */
 export function textKey(configKey: string, text: string): string {
-  return createHash('sha256').update(configKey).update('\u0000').update(text, 'utf8').digest('hex');
+  return cacheKey(EMBEDDINGS_KIND.name, ['text', configKey, text]);
 }
 
-/** Serialises one chunk (pure; used by the cache and by tests that forge chunks). */
-export function encodeChunk(keys: readonly string[], entries: readonly CachedEmbedding[]): { name: string; bytes: Buffer } {
+/** The key of a chunk holding these text keys (in order) under a config key. */
+export function chunkKey(configKey: string, keyBytes: Uint8Array): string {
+  return cacheKey(EMBEDDINGS_KIND.name, ['chunk', configKey, keyBytes]);
+}
+
+/** Serialises one chunk's body and gives its key (pure; used by the cache and by tests that forge chunks). */
+export function encodeChunk(configKey: string, keys: readonly string[], entries: readonly CachedEmbedding[]): { key: string; body: Buffer } {
   const count = keys.length;
   const dim = entries[0]?.vector.length ?? 0;
-  const size = HEADER + count * RECORD + count * dim * 4 + TRAILER;
-  const buf = Buffer.alloc(size);
-  buf.write(CHUNK_MAGIC, 0, 'latin1');
-  buf.writeUInt32LE(CHUNK_VERSION, 8);
-  buf.writeUInt32LE(dim, 12);
-  buf.writeUInt32LE(count, 16);
-  buf.writeUInt32LE(0, 20);
-  const nameHash = createHash('sha256');
+  const buf = Buffer.alloc(HEADER + count * RECORD + count * dim * 4);
+  buf.writeUInt32LE(dim, 0);
+  buf.writeUInt32LE(count, 4);
+  const keyBytes = new Uint8Array(32 * count);
   keys.forEach((k, i) => {
     const e = entries[i]!;
     if (e.vector.length !== dim) throw new Error(`embedding cache: vector ${i} has dimension ${e.vector.length}, chunk has ${dim}`);
     const o = HEADER + i * RECORD;
     const kb = Buffer.from(k, 'hex');
-    if (kb.length !== 32) throw new Error(`embedding cache: bad key ${k}`);
+    if (kb.length !== 32 || kb.toString('hex') !== k) throw new Error(`embedding cache: bad key ${k}`);
     kb.copy(buf, o);
-    nameHash.update(kb);
+    keyBytes.set(kb, 32 * i);
     buf.writeUInt32LE(e.truncated ? 1 : 0, o + 32);
     buf.writeUInt32LE(e.usedTokens, o + 36);
   });
@@ -127,36 +125,29 @@ export function encodeChunk(keys: readonly string[], entries: readonly CachedEmb
       for (let j = 0; j < dim; j++, o += 4) buf.writeFloatLE(e.vector[j]!, o);
     }
   }
-  createHash('sha256').update(buf.subarray(0, o)).digest().copy(buf, o);
-  return { name: `${nameHash.digest('hex').slice(0, 32)}.bin`, bytes: buf };
+  return { key: chunkKey(configKey, keyBytes), body: buf };
 }
 
-/** Parses and verifies one chunk; throws an Error saying what is wrong. */
-export function decodeChunk(name: string, buf: Buffer): { keys: string[]; entries: CachedEmbedding[] } {
-  if (buf.length < HEADER + TRAILER) throw new Error(`${buf.length} bytes, shorter than a header`);
-  if (buf.toString('latin1', 0, 8) !== CHUNK_MAGIC) throw new Error('bad magic');
-  const version = buf.readUInt32LE(8);
-  if (version !== CHUNK_VERSION) throw new Error(`version ${version}, expected ${CHUNK_VERSION}`);
-  const dim = buf.readUInt32LE(12);
-  const count = buf.readUInt32LE(16);
+/** Parses and checks one chunk's body (stored under `key` in the group of `configKey`); throws an Error saying what is wrong. */
+export function decodeChunk(configKey: string, key: string, buf: Buffer): { keys: string[]; entries: CachedEmbedding[] } {
+  if (buf.length < HEADER) throw new Error(`${buf.length} bytes, shorter than a chunk header`);
+  const dim = buf.readUInt32LE(0);
+  const count = buf.readUInt32LE(4);
   if (dim === 0 || count === 0) throw new Error(`dim ${dim}, count ${count}`);
-  const want = HEADER + count * RECORD + count * dim * 4 + TRAILER;
+  const want = HEADER + count * RECORD + count * dim * 4;
   if (buf.length !== want) throw new Error(`${buf.length} bytes, expected ${want} for ${count} vectors of dimension ${dim}`);
-  const body = buf.length - TRAILER;
-  if (!createHash('sha256').update(buf.subarray(0, body)).digest().equals(buf.subarray(body))) throw new Error('checksum mismatch');
   const keys: string[] = [];
-  const nameHash = createHash('sha256');
   const meta: { truncated: boolean; used: number }[] = [];
   for (let i = 0; i < count; i++) {
     const o = HEADER + i * RECORD;
-    const kb = buf.subarray(o, o + 32);
-    nameHash.update(kb);
-    keys.push(kb.toString('hex'));
+    keys.push(buf.toString('hex', o, o + 32));
     const flag = buf.readUInt32LE(o + 32);
     if (flag > 1) throw new Error(`record ${i}: truncated flag ${flag}, expected 0 or 1`);
     meta.push({ truncated: flag === 1, used: buf.readUInt32LE(o + 36) });
   }
-  if (`${nameHash.digest('hex').slice(0, 32)}.bin` !== name) throw new Error('keys do not match the file name');
+  const keyBytes = new Uint8Array(32 * count);
+  for (let i = 0; i < count; i++) keyBytes.set(buf.subarray(HEADER + i * RECORD, HEADER + i * RECORD + 32), 32 * i);
+  if (chunkKey(configKey, keyBytes) !== key) throw new Error('its texts are not those of its key');
   const entries: CachedEmbedding[] = [];
   let o = HEADER + count * RECORD;
   for (let i = 0; i < count; i++) {
@@ -170,6 +161,11 @@ export function decodeChunk(name: string, buf: Buffer): { keys: string[]; entrie
     entries.push({ vector: v, truncated: meta[i]!.truncated, usedTokens: meta[i]!.used });
   }
   return { keys, entries };
+}
+
+/** A whole chunk file's bytes checked (framing and body) and decoded: what the cache reads (for tests). */
+export function decodeChunkFile(configKey: string, key: string, file: Buffer): { keys: string[]; entries: CachedEmbedding[] } {
+  return decodeChunk(configKey, key, unframeEntry(EMBEDDINGS_KIND, key, file));
 }
 
 export interface EmbeddingCacheOptions {
@@ -187,12 +183,14 @@ export class EmbeddingCache {
   private pendingKeys: string[] = [];
   private pending: CachedEmbedding[] = [];
   private readonly chunkSize: number;
+  private readonly store: CacheStore;
 
   constructor(
-    private readonly o: EmbeddingCacheOptions,
+    o: EmbeddingCacheOptions,
     readonly configKey: string,
   ) {
-    this.dir = join(o.cacheDir, 'embeddings', configKey);
+    this.store = CacheStore.of(o);
+    this.dir = this.store.dir(EMBEDDINGS_KIND, configKey);
     this.chunkSize = o.chunkSize ?? 256;
   }
 
@@ -200,20 +198,10 @@ export class EmbeddingCache {
     if (this.loaded) return this.loaded;
     const map = new Map<string, CachedEmbedding>();
     this.loaded = map;
-    if (!this.o.useCache || !existsSync(this.dir)) return map;
-    for (const name of readdirSync(this.dir).sort()) {
-      if (!name.endsWith('.bin')) continue;
-      const path = join(this.dir, name);
-      try {
-        const { keys, entries } = decodeChunk(name, readFileSync(path));
-        keys.forEach((k, i) => map.set(k, entries[i]!));
-        this.stats.chunksRead++;
-      } catch (e) {
-        this.stats.corruptChunks++;
-        this.o.log(`embedding cache: corrupt chunk ${path} (${(e as Error).message}); deleted, its texts will be re-encoded`);
-        rmSync(path, { force: true });
-      }
-    }
+    const { entries, damaged } = this.store.readGroup(EMBEDDINGS_KIND, this.configKey, (body, at) => decodeChunk(this.configKey, at.key, body));
+    for (const { value } of entries) value.keys.forEach((k, i) => map.set(k, value.entries[i]!));
+    this.stats.chunksRead += entries.length;
+    this.stats.corruptChunks += damaged;
     return map;
   }
 
@@ -236,7 +224,7 @@ export class EmbeddingCache {
   /** Adds a freshly computed embedding; a full chunk is written at once. */
   put(key: string, e: CachedEmbedding): void {
     this.load().set(key, e);
-    if (!this.o.useCache) return;
+    if (!this.store.enabled) return;
     this.pendingKeys.push(key);
     this.pending.push(e);
     if (this.pending.length >= this.chunkSize) this.flush();
@@ -244,9 +232,9 @@ export class EmbeddingCache {
 
   /** Writes buffered embeddings as one chunk (call at the end of a run and when it fails). */
   flush(): void {
-    if (!this.o.useCache || this.pending.length === 0) return;
-    const { name, bytes } = encodeChunk(this.pendingKeys, this.pending);
-    writeFileAtomic(join(this.dir, name), bytes);
+    if (!this.store.enabled || this.pending.length === 0) return;
+    const { key, body } = encodeChunk(this.configKey, this.pendingKeys, this.pending);
+    this.store.write(EMBEDDINGS_KIND, key, body, { group: this.configKey });
     this.stats.chunksWritten++;
     this.pendingKeys = [];
     this.pending = [];

@@ -8,20 +8,19 @@
  * trec tie rule, so an HNSW run differs from the exact run only in which documents it found.
  *
  * Build: single-threaded `addPoint` in document order with a fixed seed, so the same vectors
- * and parameters give a byte-identical index file. Stored at `<cacheDir>/hnsw/<key>.bin`,
- * key = sha256 of (format version, space, dim, count, M, efConstruction, seed, vector bytes),
- * with a sidecar `<key>.json` holding the file's size and sha256, checked before reuse.
+ * and parameters give a byte-identical index file. Store kind `hnsw` (cache/store.ts), key over
+ * (format, space, dim, count, M, efConstruction, seed, vector bytes): hnswlib writes and reads the
+ * graph file itself, so it lies beside its entry as `<cacheDir>/hnsw/<key>.bin` and the entry
+ * `<key>.json` holds its size and SHA-256 (`writeExternal`), checked before the library loads it
+ * (`readExternal`); a damaged entry or graph is reported in the store's one line and rebuilt.
  */
 import { tieRanks } from '../../metrics/rank.js';
-import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as HnswIndex } from 'hnswlib-node';
-import { writeJsonAtomic, tempPathFor } from '../../util/atomic.js';
-import { sha256File } from '../../util/hash.js';
+import { cacheKey } from '../../cache/key.js';
+import { CACHE_KINDS, entryKind } from '../../cache/kinds.js';
+import { CacheStore } from '../../cache/store.js';
 import { dotRows, rankCandidates, type TopK, type VectorMatrix } from './index-exact.js';
-import { makeDirs } from '../../util/dirs.js';
 
 const { HierarchicalNSW } = hnswlib;
 
@@ -38,7 +37,7 @@ export interface HnswParams {
  */
 export const DEFAULT_HNSW: HnswParams = Object.freeze({ M: 32, efConstruction: 200, efSearch: 200, seed: 100 });
 
-const FORMAT = 'skillret-hnsw-v1';
+export const HNSW_KIND = entryKind(CACHE_KINDS.hnsw, 'hnsw-v2');
 const SPACE = 'ip';
 
 export interface HnswBuildInfo {
@@ -59,11 +58,7 @@ export interface HnswHandle {
 
 /** The cache key of an index over `docs` with these build parameters (efSearch is not part of it). */
 export function hnswKey(docs: VectorMatrix, p: Pick<HnswParams, 'M' | 'efConstruction' | 'seed'>): string {
-  const h = createHash('sha256');
-  h.update(`${FORMAT}\n${SPACE}\n${docs.dim}\n${docs.rows}\n${p.M}\n${p.efConstruction}\n${p.seed}\n`);
-  const bytes = new Uint8Array(docs.data.buffer, docs.data.byteOffset, docs.rows * docs.dim * 4);
-  h.update(bytes);
-  return h.digest('hex');
+  return cacheKey(HNSW_KIND.name, [HNSW_KIND.format, SPACE, docs.dim, docs.rows, p.M, p.efConstruction, p.seed, docs.data.subarray(0, docs.rows * docs.dim)]);
 }
 
 /** Builds the graph in memory: single thread, documents in row order, fixed seed. */
@@ -98,64 +93,32 @@ export async function buildOrLoadHnsw(
     const index = buildHnsw(docs, params);
     return { index, info: { key, path: null, reused: false, buildSeconds: (performance.now() - t) / 1000, loadSeconds: 0 } };
   }
-  const dir = join(o.cacheDir, 'hnsw');
-  const path = join(dir, `${key}.bin`);
-  const sidecar = join(dir, `${key}.json`);
+  const store = CacheStore.of(o);
   let rebuiltBecause: string | undefined;
-  if (existsSync(path)) {
-    const t = performance.now();
-    const problem = await checkStored(path, sidecar);
-    if (problem === null) {
+  const t0 = performance.now();
+  const stored = store.readExternal(
+    HNSW_KIND,
+    key,
+    (path) => {
       const index = new HierarchicalNSW(SPACE, docs.dim);
-      try {
-        index.readIndexSync(path);
-        if (index.getCurrentCount() !== docs.rows || index.getNumDimensions() !== docs.dim) {
-          rebuiltBecause = `holds ${index.getCurrentCount()}x${index.getNumDimensions()}, expected ${docs.rows}x${docs.dim}`;
-        } else {
-          return { index, info: { key, path, reused: true, buildSeconds: 0, loadSeconds: (performance.now() - t) / 1000 } };
-        }
-      } catch (e) {
-        rebuiltBecause = `unreadable (${(e as Error).message})`;
+      index.readIndexSync(path);
+      if (index.getCurrentCount() !== docs.rows || index.getNumDimensions() !== docs.dim) {
+        throw new Error(`holds ${index.getCurrentCount()}x${index.getNumDimensions()}, expected ${docs.rows}x${docs.dim}`);
       }
-    } else {
-      rebuiltBecause = problem;
-    }
-    o.log(`hnsw: stored index ${path} ${rebuiltBecause}; rebuilding`);
-    rmSync(path, { force: true });
-    rmSync(sidecar, { force: true });
+      return index;
+    },
+    { onDamage: (reason) => (rebuiltBecause = reason) },
+  );
+  if (stored !== undefined) {
+    return { index: stored, info: { key, path: store.companionPath(HNSW_KIND, key), reused: true, buildSeconds: 0, loadSeconds: (performance.now() - t0) / 1000 } };
   }
   const t = performance.now();
   const index = buildHnsw(docs, params);
   const buildSeconds = (performance.now() - t) / 1000;
-  const tmp = tempPathFor(path);
-  try {
-    makeDirs(dir);
-    index.writeIndexSync(tmp);
-    const size = statSync(tmp).size;
-    const sha256 = await sha256File(tmp);
-    renameSync(tmp, path);
-    writeJsonAtomic(sidecar, { format: FORMAT, space: SPACE, dim: docs.dim, count: docs.rows, M: params.M, efConstruction: params.efConstruction, seed: params.seed, size, sha256 });
-  } finally {
-    rmSync(tmp, { force: true });
-  }
+  const path = store.writeExternal(HNSW_KIND, key, (tmp) => index.writeIndexSync(tmp), { space: SPACE, dim: docs.dim, count: docs.rows, M: params.M, efConstruction: params.efConstruction, seed: params.seed });
   const info: HnswBuildInfo = { key, path, reused: false, buildSeconds, loadSeconds: 0 };
   if (rebuiltBecause !== undefined) info.rebuiltBecause = rebuiltBecause;
   return { index, info };
-}
-
-/** null when the stored file matches its sidecar (size and sha256), else what is wrong. */
-async function checkStored(path: string, sidecar: string): Promise<string | null> {
-  if (!existsSync(sidecar)) return 'has no checksum sidecar';
-  let meta: { size?: unknown; sha256?: unknown };
-  try {
-    meta = JSON.parse(readFileSync(sidecar, 'utf8')) as typeof meta;
-  } catch {
-    return 'has an unreadable checksum sidecar';
-  }
-  const size = statSync(path).size;
-  if (meta.size !== size) return `is ${size} bytes, expected ${String(meta.size)}`;
-  if (meta.sha256 !== (await sha256File(path))) return 'fails its sha256 check';
-  return null;
 }
 
 /**

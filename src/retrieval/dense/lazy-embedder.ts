@@ -13,6 +13,7 @@ import type { Embedder, EmbedRunStats, OnBatch } from './embedder.js';
 import { checkEmbedderInputs, effectiveMaxLength, modelFilePaths, type EmbedderOptions, type Role } from './embedder-inputs.js';
 import { embedderFactsKey, readEmbedderFacts, sameFacts, writeEmbedderFacts, type EmbedderFacts } from './embedder-facts.js';
 import type { Frame } from './token-frame.js';
+import { CacheStore } from '../../cache/store.js';
 import type { TextSource } from './text-source.js';
 
 /** Loads the model; embedder.ts (and with it transformers.js) is imported only now. */
@@ -103,7 +104,7 @@ export class LazyEmbedder implements LocalEmbedder {
 export async function peekEmbedder(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions, o: OpenEmbedderOptions): Promise<LazyEmbedder | null> {
   checkEmbedderInputs(model, options, loc);
   if (!o.useCache) return null;
-  const key = await embedderFactsKey(model.folder, modelFilePaths(model.folder, options.dtype), options.dtype, o.cacheDir);
+  const key = await embedderFactsKey(model.folder, modelFilePaths(model.folder, options.dtype), options.dtype, CacheStore.of(o));
   const facts = key === null ? null : readEmbedderFacts(o.cacheDir, key, o.log);
   return facts === null ? null : new LazyEmbedder(model, options, facts, () => loadEmbedder(model, options, loc));
 }
@@ -115,7 +116,7 @@ export async function peekEmbedder(model: ResolvedModel, options: EmbedderOption
 export async function openEmbedder(model: ResolvedModel, options: EmbedderOptions, loc: ModelLocationOptions, o: OpenEmbedderOptions): Promise<LocalEmbedder> {
   checkEmbedderInputs(model, options, loc);
   if (!o.useCache) return loadEmbedder(model, options, loc);
-  const key = await embedderFactsKey(model.folder, modelFilePaths(model.folder, options.dtype), options.dtype, o.cacheDir);
+  const key = await embedderFactsKey(model.folder, modelFilePaths(model.folder, options.dtype), options.dtype, CacheStore.of(o));
   if (key === null) return loadEmbedder(model, options, loc);
   const facts = readEmbedderFacts(o.cacheDir, key, o.log);
   if (facts === null) {

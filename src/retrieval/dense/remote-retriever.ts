@@ -5,22 +5,22 @@
  *
  * Cache key (cache.ts `remoteEmbeddingConfigKey`): API, model name, the model id and revision
  * the server reports, role, prefix, normalisation, text. The server's identity is remembered
- * in `<cacheDir>/remote/<sha256(api, url, model)>.json`: when every text is cached under the
+ * as the store's `remote` entry keyed by (api, url, model) (`<cacheDir>/remote/<key>.json`; a
+ * damaged one is reported in the store's one line and the server asked): when every text is cached under the
  * remembered identity the run sends no request at all; otherwise the server is asked once
  * (tei: GET /info; openai: a one-text request) and texts missing under its answer are encoded.
  *
  * Prefixes come from the config, else from the preset when `model` names one. Pooling, dtype
  * and max_tokens are the server's business: given, they are ignored with a warning.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Run } from '../../core/types.js';
 import type { Doc, DocStore } from '../../core/stages.js';
 import { UserError } from '../../core/errors.js';
 import type { StageContext } from '../../core/context.js';
 import { findEmbedderPreset, type EmbedderPreset } from '../../models/embedder-presets.js';
-import { writeJsonAtomic } from '../../util/atomic.js';
-import { sha256Hex, stableStringify } from '../../util/hash.js';
+import { cacheKey } from '../../cache/key.js';
+import { CACHE_KINDS, entryKind } from '../../cache/kinds.js';
+import { CacheStore } from '../../cache/store.js';
 import { offlineFromEnv } from '../../util/paths.js';
 import { RemoteEmbeddingClient, type ServerIdentity } from '../../remote/embeddings.js';
 import { RemoteEncoder } from './remote-encoder.js';
@@ -81,22 +81,20 @@ interface Memo {
   server: ServerIdentity;
 }
 
-function memoFile(cacheDir: string, api: string, url: string, model: string): string {
-  return join(cacheDir, 'remote', `${sha256Hex(stableStringify({ api, url: publicUrl(url), model }))}.json`);
+export const REMOTE_KIND = entryKind(CACHE_KINDS.remote, 'remote-identity-v2');
+
+/** The entry key of what the server at `url` said it serves for `model` over `api`. */
+export function remoteMemoKey(api: string, url: string, model: string): string {
+  return cacheKey(REMOTE_KIND.name, [REMOTE_KIND.format, { api, url: publicUrl(url), model }]);
 }
 
-function readMemo(file: string): ServerIdentity | null {
-  if (!existsSync(file)) return null;
-  try {
-    const m = JSON.parse(readFileSync(file, 'utf8')) as Partial<Memo>;
-    const s = m.server;
-    if (!s || typeof s !== 'object') return null;
-    const str = (v: unknown) => (typeof v === 'string' ? v : null);
-    const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null);
-    return { model: str(s.model), revision: str(s.revision), maxInputLength: int(s.maxInputLength), maxBatchSize: int(s.maxBatchSize) };
-  } catch {
-    return null;
-  }
+/** The remembered identity of a memo entry's JSON; throws when it holds none. */
+export function memoIdentity(v: unknown): ServerIdentity {
+  const s = (v as Partial<Memo> | null)?.server;
+  if (!s || typeof s !== 'object') throw new Error('no server identity');
+  const str = (x: unknown) => (typeof x === 'string' ? x : null);
+  const int = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) ? x : null);
+  return { model: str(s.model), revision: str(s.revision), maxInputLength: int(s.maxInputLength), maxBatchSize: int(s.maxBatchSize) };
 }
 
 /**
@@ -164,8 +162,9 @@ export async function remoteDenseRetrieve(
 
   // The remembered identity is used without asking the server only when it answers every text.
   const t = performance.now();
-  const memoPath = memoFile(ctx.cacheDir, endpoint.api, endpoint.url, spec.model);
-  const memo = ctx.useCache ? readMemo(memoPath) : null;
+  const memos = CacheStore.of(ctx);
+  const memoKey = remoteMemoKey(endpoint.api, endpoint.url, spec.model);
+  const memo = memos.readJson(REMOTE_KIND, memoKey, memoIdentity) ?? null;
   let remembered: ServerIdentity | null = null;
   let memoCaches: { document: EmbeddingCache; query: EmbeddingCache } | null = null;
   if (memo) {
@@ -178,9 +177,7 @@ export async function remoteDenseRetrieve(
   }
   const identity: 'asked' | 'remembered' = remembered ? 'remembered' : 'asked';
   const server: ServerIdentity = remembered ?? (await client.identify());
-  if (!remembered && ctx.useCache) {
-    writeJsonAtomic(memoPath, { api: endpoint.api, url: publicUrl(endpoint.url), model: spec.model, server } satisfies Memo);
-  }
+  if (!remembered) memos.write(REMOTE_KIND, memoKey, JSON.stringify({ api: endpoint.api, url: publicUrl(endpoint.url), model: spec.model, server } satisfies Memo, null, 2) + '\n');
   timings['identify'] = (performance.now() - t) / 1000;
 
   const batchSize = server.maxBatchSize !== null ? Math.min(endpoint.batchSize, server.maxBatchSize) : endpoint.batchSize;

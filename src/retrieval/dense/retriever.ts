@@ -20,7 +20,8 @@ import { sha256Hex } from '../../util/hash.js';
 import type { EmbedderOptions } from './embedder.js';
 import { openEmbedder } from './lazy-embedder.js';
 import { encodeWithCache, rate, stageCacheInfo, type EncodeStats, type StageCacheInfo } from './encode-cached.js';
-import { fileSha256 } from '../../util/file-sha256.js';
+import { fileSha256 } from '../../cache/file-sha256.js';
+import { CacheStore } from '../../cache/store.js';
 import { modelFilesSha256 } from './model-hash.js';
 import { toMatrix, type VectorMatrix } from './index-exact.js';
 import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
@@ -184,11 +185,11 @@ export async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: Model
 }
 
 /** sha256 over the tokenizer files present in the model folder. */
-export async function tokenizerSha256(folder: string, cacheDir?: string): Promise<string> {
+export async function tokenizerSha256(folder: string, hashes?: CacheStore): Promise<string> {
   const lines: string[] = [];
   for (const f of ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json']) {
     const p = join(folder, f);
-    if (existsSync(p)) lines.push(`${f} ${await fileSha256(p, cacheDir)}\n`);
+    if (existsSync(p)) lines.push(`${f} ${await fileSha256(p, hashes)}\n`);
   }
   return sha256Hex(lines.join(''));
 }
@@ -220,7 +221,7 @@ export async function denseRetrieve(
 
   try {
     t = performance.now();
-    const hashDir = ctx.useCache ? ctx.cacheDir : undefined;
+    const hashDir = ctx.useCache ? CacheStore.of(ctx) : undefined;
     const modelHash = await modelFilesSha256(embedder.modelFiles, hashDir);
     const tokHash = await tokenizerSha256(model.folder, hashDir);
     clock('hash', t);

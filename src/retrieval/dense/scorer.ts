@@ -6,6 +6,7 @@
  * so explaining the same queries again encodes nothing.
  */
 import type { StageContext } from '../../core/context.js';
+import { CacheStore } from '../../cache/store.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import { Embedder } from './embedder.js';
 import { encodeWithCache } from './encode-cached.js';
@@ -28,7 +29,7 @@ export async function openDenseScorer(ctx: StageContext, spec: DenseSpec, docs: 
   const loc = { offline: ctx.offline || offlineFromEnv(), cacheDir: ctx.cacheDir, modelsDir: modelsDir() };
   const { model, options, vectorPrecision } = await resolveSpec(ctx, spec, loc);
   const embedder = await Embedder.load(model, options, loc);
-  const hashDir = ctx.useCache ? ctx.cacheDir : undefined;
+  const hashDir = ctx.useCache ? CacheStore.of(ctx) : undefined;
   const encodeOpts = {
     cache: { cacheDir: ctx.cacheDir, useCache: ctx.useCache, log: ctx.log },
     modelSha256: (await modelFilesSha256(embedder.modelFiles, hashDir)).sha256,
