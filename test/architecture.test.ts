@@ -1,11 +1,11 @@
 /**
  * Dependencies flow one way. Reads every import statement of src/ (type imports, re-exports and
  * dynamic import() included), maps each file to its top-level folder, and checks the folder graph
- * against the layer order of the README ("Folder map"): no folder imports a folder of a higher
- * layer, and the folder graph has no cycle (not even between folders of one layer). Below the top
- * level too: no cycle between sub-folders (every folder at any depth, `pipeline` apart from
- * `pipeline/retrievers`) and none between files. Type-only imports count: a cycle of types is still
- * two modules that cannot be read apart.
+ * against the layer order of docs/development.md ("Architecture: dependencies flow one way"): no
+ * folder imports a folder of a higher layer, and the folder graph has no cycle (not even between
+ * folders of one layer). Below the top level too: no cycle between sub-folders (every folder at any
+ * depth, `pipeline` apart from `pipeline/retrievers`) and none between files. Type-only imports
+ * count: a cycle of types is still two modules that cannot be read apart.
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
