@@ -8,7 +8,8 @@
  * - every `--flag` / `-f` it uses is listed by that command's `--help` (src/cli.ts);
  * - it exits 0 (or the code in EXIT_CODES) and prints no stack trace.
  * Every ```yaml block validates as a config (a block that starts with a list entry is a retriever
- * entry: it is put under `retrievers:` of the README's my-model.yaml). README.md stays ≤ 350 lines.
+ * entry: it is put under `retrievers:` of the README's my-model.yaml). Every relative link resolves (file and
+ * heading anchor). README.md stays ≤ 350 lines.
  *
  * Nothing is skipped silently, with or without CI=true: SKIPPED below is the only exception, each
  * entry names why (it needs the Hugging Face hub or a GPU server, which cannot exist offline), a
@@ -26,9 +27,9 @@
  * | the cache root, the history           | `<work>/.cache` ($SKILLRET_CACHE_DIR); SKILLRET_OFFLINE=1              |
  */
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/pipeline/config.js';
 import { modelsDir, packageRoot } from '../src/util/paths.js';
@@ -250,6 +251,22 @@ describe('the commands of README.md and docs/*.md', () => {
       expect(why.length).toBeGreaterThan(10);
     }
     for (const text of Object.keys(EXIT_CODES)) expect(commands.map((c) => c.text), `EXIT_CODES "${text}"`).toContain(text);
+  });
+
+  it('every relative link resolves: the file, and the #anchor to a heading of it (GitHub slugs)', () => {
+    const slug = (h: string) => h.trim().toLowerCase().replace(/[^\p{L}\p{N}\- _]/gu, '').replaceAll(' ', '-');
+    const headings = (file: string) => new Set([...readFileSync(file, 'utf8').matchAll(/^#+ (.*)$/gm)].map((m) => slug(m[1]!)));
+    for (const f of DOCS) {
+      const text = readFileSync(join(root, f), 'utf8').replace(/^```[\s\S]*?^```$/gm, '');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const link = m[1]!;
+        if (/^[a-z]+:/.test(link)) continue;
+        const [path, anchor] = link.split('#') as [string, string | undefined];
+        const target = path === '' ? join(root, f) : join(root, dirname(f), path);
+        expect(existsSync(target), `${f}: ${link}`).toBe(true);
+        if (anchor !== undefined && target.endsWith('.md')) expect(headings(target), `${f}: ${link}`).toContain(anchor);
+      }
+    }
   });
 
   it('every yaml block validates as a config', () => {
