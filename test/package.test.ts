@@ -1,6 +1,6 @@
 /**
  * What `npm run tarball` (scripts/pack.mjs) puts in the published tarball: the compiled dist/ with
- * its .d.ts files, bin/, configs/, the bundled fixture and the model README; never sources, tests,
+ * its .d.ts files, bin/, configs/, the bundled fixture, docs/ and the model README; never sources, tests,
  * scripts, source maps, generated models or results; and a package.json without the checkout's
  * scripts (no lifecycle script npm would run, or warn about, for whoever installs it). Plain
  * `npm pack` in the checkout is refused (it would ship the checkout's package.json as it is). (The
@@ -70,6 +70,12 @@ describe('npm pack contents', () => {
       expect(files.has(f), f).toBe(true);
     }
     for (const c of readdirSync(join(root, 'configs'))) expect(files.has(`configs/${c}`), c).toBe(true);
+  });
+
+  it('ships every docs/ page the README links to (the reference moved out of the README)', () => {
+    const links = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/\]\((docs\/[\w.-]+\.md)(?:#[\w-]*)?\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(5);
+    for (const l of links) expect(files.has(l), l).toBe(true);
   });
 
   it('leaves out sources, tests, scripts, source maps, CI, generated models, results and caches', () => {

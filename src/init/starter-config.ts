@@ -107,7 +107,7 @@ export function starterConfigText(o: StarterOptions): string {
     `# skillret-eval experiment, written by \`skillret-eval init\` (skillret-eval ${o.version}).`,
     '# Run it with:   npx skillret-eval run <this file>',
     '# Check it with: npx skillret-eval run <this file> --dry-run',
-    '# Every key is described in the README\'s "Config reference"; paths are relative to this file.',
+    '# Every key is described in skillret-eval\'s docs/config.md ("Config reference"); paths are relative to this file.',
     `name: ${q(o.name)}`,
     '',
     ...datasetLines(o.dataset, o.realSplit),
