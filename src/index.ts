@@ -9,6 +9,11 @@ export { loadConfig, parseConfig } from './pipeline/config.js';
 export type { Config, RetrieverConfig, RerankerConfig } from './pipeline/config.js';
 
 export { runExperiment, planExperiment } from './api/run.js';
+export { registerRerankerKind, registerRetrieverKind } from './pipeline/registry.js';
+export { defineFirstStage } from './core/stages.js';
+export type { CorpusScorer, FirstStageInput, FirstStageKind, FirstStageOutput, PaperCounterpart, RerankerKind } from './core/stages.js';
+export { defineReranker } from './rerank/types.js';
+export type { Reranker, RerankPair } from './rerank/types.js';
 export type { RunExperimentOptions, ExperimentReport, ExperimentRun } from './api/run.js';
 
 export { scoreRun } from './api/score.js';

@@ -11,7 +11,7 @@ import { UserError } from '../core/errors.js';
 import type { StageConfig } from '../core/stages.js';
 import { urlCredentialProblem } from '../util/secrets.js';
 import { idSchema, posInt } from './kind-config/config-parts.js';
-import { RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RawModelRerankerConfig, type RetrieverConfig } from './registry.js';
+import { allRerankerKinds, allRetrieverKinds, registryVersion, RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RawModelRerankerConfig, type RetrieverConfig } from './registry.js';
 import { suggestion } from './kind-config/suggest.js';
 import { DEFAULT_TARGET_COMPLETENESS } from '../injection/operating-points.js';
 import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE } from '../metrics/slices.js';
@@ -105,6 +105,32 @@ const configSchema = z
   });
 
 export type RawConfig = z.infer<typeof configSchema>;
+
+let current: { version: number; retrieverSchema: typeof retrieverSchema; rerankerSchema: typeof rerankerSchema; configSchema: typeof configSchema } = {
+  version: 0,
+  retrieverSchema,
+  rerankerSchema,
+  configSchema,
+};
+
+/**
+ * The schemas of every kind known now: the built-in ones (the consts above, what the config types
+ * are made from) and those added at run time (registry.ts registerRetrieverKind / registerRerankerKind).
+ */
+function schemas(): typeof current {
+  const v = registryVersion();
+  if (current.version !== v) {
+    type Tuple = [z.ZodObject, ...z.ZodObject[]];
+    const r = z.discriminatedUnion('type', allRetrieverKinds().map((k) => k.schema) as unknown as Tuple) as unknown as typeof retrieverSchema;
+    const rr = z.preprocess(
+      (x) => (x && typeof x === 'object' && !Array.isArray(x) && !('type' in x) && !('model' in x) ? { ...x, type: 'none' } : x),
+      z.discriminatedUnion('type', [noneRerankerSchema, ...allRerankerKinds().map((k) => k.schema)] as unknown as Tuple),
+    ) as unknown as typeof rerankerSchema;
+    const c = configSchema.extend({ retrievers: z.array(r).min(1), rerankers: z.array(rr).min(1).default([{ id: 'none', type: 'none' }]) }) as unknown as typeof configSchema;
+    current = { version: v, retrieverSchema: r, rerankerSchema: rr, configSchema: c };
+  }
+  return current;
+}
 export type { RetrieverConfig };
 type RawRerankerConfig = RawConfig['rerankers'][number];
 /**
@@ -150,20 +176,20 @@ function fieldOf(s: z.ZodType | undefined, key: string): z.ZodType | undefined {
 
 /** Allowed keys at a path of the schema, for "did you mean" suggestions. */
 function allowedKeysAt(value: unknown, path: readonly PropertyKey[]): string[] {
-  if (path.length === 0) return keysOf(configSchema);
+  if (path.length === 0) return keysOf(schemas().configSchema);
   const section = String(path[0]);
   if (section === 'retrievers' || section === 'rerankers') {
     if (path.length < 2) return [];
     const entry = pick(value, path.slice(0, 2));
     const type = entry && typeof entry === 'object' ? (entry as Record<string, unknown>).type ?? (section === 'rerankers' && !('model' in entry) ? 'none' : undefined) : undefined;
-    const kinds: readonly { type: string; schema: z.ZodObject }[] = section === 'retrievers' ? RETRIEVER_KINDS : [...RERANKER_KINDS, { type: 'none', schema: noneRerankerSchema }];
+    const kinds: readonly { type: string; schema: z.ZodObject }[] = section === 'retrievers' ? allRetrieverKinds() : [...allRerankerKinds(), { type: 'none', schema: noneRerankerSchema }];
     const own = kinds.filter((k) => k.type === type);
     const candidates = own.length ? own : kinds;
     let schemas: (z.ZodType | undefined)[] = candidates.map((k) => k.schema);
     for (const p of path.slice(2)) schemas = schemas.map((s) => fieldOf(s, String(p)));
     return [...new Set(schemas.flatMap(keysOf))];
   }
-  let s: z.ZodType | undefined = configSchema;
+  let s: z.ZodType | undefined = schemas().configSchema;
   for (const p of path) s = fieldOf(s, String(p));
   return keysOf(s);
 }
@@ -408,8 +434,8 @@ function crossEntryProblems(
 export function checkConfigText(text: string, file: string): ConfigCheck {
   const { value, lineOf: lines } = readYaml(text, file);
   const abs = absolutePaths(file);
-  const retrievers = entriesOf(value.retrievers, retrieverSchema as z.ZodType<RetrieverConfig>);
-  const rerankers = entriesOf(value.rerankers, rerankerSchema as z.ZodType<RawRerankerEntry>);
+  const retrievers = entriesOf(value.retrievers, schemas().retrieverSchema as z.ZodType<RetrieverConfig>);
+  const rerankers = entriesOf(value.rerankers, schemas().rerankerSchema as z.ZodType<RawRerankerEntry>);
 
   // What the plan's resource checks look at: the parts valid on their own, paths made absolute.
   const parts: ConfigParts = {
@@ -426,7 +452,7 @@ export function checkConfigText(text: string, file: string): ConfigCheck {
   if (cacheDir.success) parts.cacheDir = abs(cacheDir.data);
 
   const check: ConfigCheck = { file, value, problems: crossEntryProblems(value, retrievers, rerankers), lineOf: lines, parts };
-  const res = configSchema.safeParse(value);
+  const res = schemas().configSchema.safeParse(value);
   if (!res.success) check.problems.unshift(...schemaProblems(res.error.issues, value));
   if (check.problems.length > 0 || !res.success) return check;
   const c = res.data;
