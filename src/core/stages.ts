@@ -143,6 +143,8 @@ interface StageKindBase<S extends z.ZodObject, C extends StageConfig = z.output<
   endpoints?(c: C): StageEndpoint[];
   /** The paper's counterpart of this entry (paper/published-vs-measured.ts pairs its runs with published rows); undefined: none. */
   paperCounterpart?(c: C): PaperCounterpart | undefined;
+  /** The model this entry runs on this machine, as its config names it (a bundled model is built before the run); undefined: none (BM25, a served model, a saved run). */
+  localModel?(c: C): string | undefined;
   /**
    * The models, presets and files the entry needs, checked before any stage runs (also by
    * `run --dry-run`): names and existence only, no network, nothing built or loaded. Each problem

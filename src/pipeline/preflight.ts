@@ -14,6 +14,7 @@
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ConfigParts, ConfigProblem } from './config.js';
+import { rerankerKind, retrieverKind } from './registry.js';
 import { fsErrorText, notADirProblem, writableDirProblem } from '../util/dirs.js';
 import { modelsDir } from '../util/paths.js';
 import { cacheSubfolders } from '../cache/kinds.js';
@@ -55,8 +56,11 @@ export function outputProblem(output: string, o: { probe?: boolean } = {}): stri
   return writableDirProblem(dirname(output), o);
 }
 
+/** Whether an entry runs the model `name` locally (its kind's `localModel`). */
 function usesBundled(parts: ConfigParts, name: string): boolean {
-  return parts.retrievers.some(({ entry: r }) => r.type === 'dense' && r.endpoint === undefined && r.model === name) || parts.rerankers.some(({ entry: r }) => r.type !== 'remote' && r.model === name);
+  return (
+    parts.retrievers.some(({ entry: r }) => retrieverKind(r.type).localModel?.(r) === name) || parts.rerankers.some(({ entry: r }) => rerankerKind(r.type).localModel?.(r) === name)
+  );
 }
 
 /** Every path the run could not write: the output (at the config's `output` key), the cache root and its subfolders, the models folder. */

@@ -23,6 +23,7 @@ export const crossEncoderReranker = defineReranker({
   type: 'cross-encoder',
   schema: z.strictObject({ ...modelRerankerKeys, type: z.literal('cross-encoder') }),
   describe: describeReranker,
+  localModel: (r) => r.model,
   paperCounterpart: (r) => rerankerCounterpart(r, { remote: false }),
   resources: modelRerankerResources('cross-encoder'),
   load: (ctx, r, configDir) => createLocalReranker(ctx, { ...modelRerankerSpec(r, configDir), type: 'cross-encoder' }, crossEncoderScorer),

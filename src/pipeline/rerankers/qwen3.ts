@@ -39,6 +39,7 @@ export const qwen3Reranker = defineReranker({
     template: z.enum(QWEN3_TEMPLATES).optional(),
   }),
   describe: describeReranker,
+  localModel: (r) => r.model,
   paperCounterpart: (r) => rerankerCounterpart(r, { remote: false }),
   resources: modelRerankerResources('qwen3'),
   load: (ctx, r, configDir) => createLocalReranker(ctx, { ...modelRerankerSpec(r, configDir), type: 'qwen3' }, qwen3Scorer(r)),

@@ -116,6 +116,7 @@ export const denseRetriever = defineFirstStage({
     const problem = modelLocationProblem(e.ref, rc, EMBEDDER_NAMES);
     if (problem) issue(['model'], problem);
   },
+  localModel: (r) => (r.endpoint ? undefined : r.model),
   paperCounterpart(r) {
     const preset = findEmbedderPreset(r.model);
     if (!preset?.paperModel) return undefined;
