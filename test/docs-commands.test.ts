@@ -20,6 +20,7 @@
  * |--------------------------------------|-----------------------------------------------------------------------|
  * | `configs/<name>.yaml`                 | `<work>/configs/<name>.yaml`: a copy, `../data/mini` made absolute     |
  * | `skillret-v1.1` (the fetched split)   | a copy of data/mini                                                   |
+ * | the pinned v1.1 split in the cache, as `data fetch --version v1.1` leaves it (what an offline `run --dry-run` of a `dataset: { hub }` config looks for) | a copy of data/mini's files at `<cache root>/datasets/ThakiCloud/SKILLRET/<v1.1 revision>/` |
  * | `my-model.yaml`                       | the README's `# my-model.yaml` block, as written                      |
  * | `emb/…` (the README's Python output)  | docs.npy/docs.txt/queries.npy/queries.txt: deterministic unit vectors of data/mini's skills and queries in file order, run.trec: their top 20 by inner product, as the README's script writes it |
  * | `./models/my-embedder` (your export)  | a link to the bundled USE Lite export (ONNX + sentence-transformers files, the recipe's layout) |
@@ -31,6 +32,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hubDatasetDir, SKILLRET_RELEASES } from '../src/data/hub.js';
 import { parseConfig } from '../src/pipeline/config.js';
 import { modelsDir, packageRoot } from '../src/util/paths.js';
 import { runCli } from './helpers/cli.js';
@@ -156,9 +158,9 @@ async function helpOptions(path: string[]): Promise<Set<string>> {
   return options;
 }
 
-/** The command path of the args: `run`, `models list`, `data fetch`. */
+/** The command path of the args: `run`, `models list`, `data fetch`, `cache info`. */
 function commandPath(args: string[]): string[] {
-  return ['models', 'data'].includes(args[0]!) ? args.slice(0, 2) : args.slice(0, 1);
+  return ['models', 'data', 'cache'].includes(args[0]!) ? args.slice(0, 2) : args.slice(0, 1);
 }
 
 /** Deterministic unit vectors: 8 components from the SHA-256 of the id. */
@@ -216,6 +218,9 @@ describe('the commands of README.md and docs/*.md', () => {
       writeFileSync(join(work, 'configs', f), readFileSync(join(root, 'configs', f), 'utf8').replaceAll('../data/mini', join(root, 'data/mini')));
     }
     cpSync(join(root, 'data/mini'), join(work, 'skillret-v1.1'), { recursive: true });
+    const v11 = SKILLRET_RELEASES.find((r) => r.version === 'v1.1')!;
+    const hubCopy = hubDatasetDir(join(work, '.cache'), v11.repo, v11.revision);
+    for (const subset of ['skills', 'queries', 'qrels']) cpSync(join(root, 'data/mini', subset, 'test.jsonl'), join(hubCopy, subset, 'test.jsonl'));
     writeFileSync(join(work, 'my-model.yaml'), myModelYaml());
     writeEmb(join(work, 'emb'));
     mkdirSync(join(work, 'models'));
