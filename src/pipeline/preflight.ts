@@ -8,7 +8,7 @@
  *    beside it), the folder itself writable (it is renamed);
  *  - the cache root (when the run uses a cache or downloads a dataset) and its subfolders;
  *  - the bundled-model folder, when a bundled model still has to be built there;
- *  - each stage's own input files, by its kind's `preflight` (e.g. the vector files of `type: embeddings`).
+ *  - (each stage's own input files are its kind's `resources`, checked in validate.ts with the config).
  * Path creation is bounded (util/dirs.ts): a path under /proc or under a file fails at once.
  */
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
