@@ -14,35 +14,26 @@ import { readSkillIdsFile } from '../../src/data/skill-filter.js';
 import { readOfficialJson } from '../../src/formats/official-json.js';
 import { MAX_ANSWER_BYTES, requestJson } from '../../src/remote/http.js';
 import { MAX_CONFIG_BYTES } from '../../src/util/files.js';
-import { UserError } from '../../src/core/errors.js';
+import { userError } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bounded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function userError(f: () => unknown): Promise<string> {
-  try {
-    await f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(UserError);
-    const m = (e as Error).message;
-    expect(m).not.toContain('\n');
-    return m;
-  }
-  throw new Error('expected a UserError');
-}
+/** The one-line UserError message `f` throws or rejects with (test/helpers/cli.ts). */
+const userErrorOf = (f: () => unknown): Promise<string> => userError(Promise.resolve().then(f));
 
 describe('bounded reads', () => {
   it('a device given as a config, a skill id file or a run file is refused in one line', async () => {
-    expect(await userError(() => loadConfig('/dev/zero'))).toBe('/dev/zero: the config is not a file (a device or socket)');
-    expect(await userError(() => readSkillIdsFile('/dev/zero'))).toBe('/dev/zero: the skill id file is not a file (a device or socket)');
-    expect(await userError(() => readOfficialJson('/dev/zero'))).toBe('/dev/zero: the run file is not a file (a device or socket)');
-    expect(await userError(() => loadConfig(dir))).toBe(`${dir}: the config is not a file (a folder)`);
+    expect(await userErrorOf(() => loadConfig('/dev/zero'))).toBe('/dev/zero: the config is not a file (a device or socket)');
+    expect(await userErrorOf(() => readSkillIdsFile('/dev/zero'))).toBe('/dev/zero: the skill id file is not a file (a device or socket)');
+    expect(await userErrorOf(() => readOfficialJson('/dev/zero'))).toBe('/dev/zero: the run file is not a file (a device or socket)');
+    expect(await userErrorOf(() => loadConfig(dir))).toBe(`${dir}: the config is not a file (a folder)`);
   });
 
   it('a config larger than the bound is refused naming it', async () => {
     const big = join(dir, 'big.yaml');
     writeFileSync(big, Buffer.alloc(MAX_CONFIG_BYTES + 1, 0x23));
-    expect(await userError(() => loadConfig(big))).toBe(`${big}: the config is ${MAX_CONFIG_BYTES + 1} bytes, more than the ${MAX_CONFIG_BYTES} this tool reads`);
+    expect(await userErrorOf(() => loadConfig(big))).toBe(`${big}: the config is ${MAX_CONFIG_BYTES + 1} bytes, more than the ${MAX_CONFIG_BYTES} this tool reads`);
   });
 
   it('a server whose answer never ends is cut off at the bound, in one line, without retries', async () => {
@@ -61,7 +52,7 @@ describe('bounded reads', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/embed`;
-      const m = await userError(() => requestJson({ label: 'retrievers.e.endpoint', timeoutS: 120, maxRetries: 3 }, 'POST', url, { inputs: ['x'] }));
+      const m = await userErrorOf(() => requestJson({ label: 'retrievers.e.endpoint', timeoutS: 120, maxRetries: 3 }, 'POST', url, { inputs: ['x'] }));
       expect(m).toBe(`retrievers.e.endpoint: POST ${url}: the answer is more than ${MAX_ANSWER_BYTES} bytes (a server that never ends its answer?)`);
       expect(requests).toBe(1);
     } finally {
