@@ -629,7 +629,7 @@ export function plainTopK(docs, ids, queries, q, k) {
 /**
  * The exact top-k (`exact[q]` for every query, as exactTopKFast returned it) against the plain
  * dot-product search on a sample of `count` queries: the first, the last, both sides of the GEMM
- * path's query-block edges (index-exact-fast.ts: blocks of about 16 M scores, ⌊2^24 / docs⌋
+ * path's query-block edges (retrieval/dense/indexes/exact-fast.ts: blocks of about 16 M scores, ⌊2^24 / docs⌋
  * queries), then evenly spread.
  */
 export function exactSampleCheck({ docs, ids, queries, exact, k, count = 16, label = '' }) {

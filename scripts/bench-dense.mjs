@@ -25,12 +25,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exactTopK } from '../dist/retrieval/dense/index-exact.js';
-import { exactTopKFast } from '../dist/retrieval/dense/index-exact-fast.js';
-import { buildHnsw, hnswTopK } from '../dist/retrieval/dense/index-hnsw.js';
+import { exactTopK } from '../dist/retrieval/dense/indexes/exact.js';
+import { exactTopKFast } from '../dist/retrieval/dense/indexes/exact-fast.js';
+import { buildHnsw, hnswTopK } from '../dist/retrieval/dense/indexes/hnsw.js';
 import { findEmbedderPreset } from '../dist/models/embedder-presets.js';
 import { resolveModel } from '../dist/models/resolve.js';
-import { Embedder } from '../dist/retrieval/dense/embedder.js';
+import { Embedder } from '../dist/retrieval/dense/embedding/embedder.js';
 import { modelsDir, defaultCacheDir, offlineFromEnv } from '../dist/util/paths.js';
 import { Check, compareTopK, exactSampleCheck, failedSectionMarkdown } from './bench-checks.mjs';
 

@@ -16,7 +16,7 @@
  * documents with the same float32 scores. The output's `checks` holds the result; when a value
  * differs the script prints only {checks, failed: true} and exits 1, timing nothing further.
  *
- * --graph-cache DIR keeps the graph (the dense stage's own store, src/retrieval/dense/index-hnsw.ts,
+ * --graph-cache DIR keeps the graph (the dense stage's own store, src/retrieval/dense/indexes/hnsw.ts,
  * checked by size and sha256 before reuse) and its measured build time, so a later sweep with
  * other efSearch values over the same vectors and parameters does not rebuild it (the 1M graph
  * takes about an hour on 2 cores); the output then says `graphReused` and when it was built.
@@ -26,9 +26,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exactTopKFast } from '../dist/retrieval/dense/index-exact-fast.js';
-import { buildHnsw, buildOrLoadHnsw } from '../dist/retrieval/dense/index-hnsw.js';
-import { dotRows, rankCandidates, tieRanks } from '../dist/retrieval/dense/index-exact.js';
+import { exactTopKFast } from '../dist/retrieval/dense/indexes/exact-fast.js';
+import { buildHnsw, buildOrLoadHnsw } from '../dist/retrieval/dense/indexes/hnsw.js';
+import { dotRows, rankCandidates, tieRanks } from '../dist/retrieval/dense/indexes/exact.js';
 import { exactSampleCheck } from './bench-checks.mjs';
 
 const arg = (n, d) => {

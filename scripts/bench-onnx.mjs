@@ -35,8 +35,8 @@ import ort from 'onnxruntime-node';
 import { findEmbedderPreset } from '../dist/models/embedder-presets.js';
 import { resolveModel } from '../dist/models/resolve.js';
 import { planBatches } from '../dist/util/batch-plan.js';
-import { DEFAULT_MAX_BATCH_TOKENS, Embedder } from '../dist/retrieval/dense/embedder.js';
-import { encodeWithCache } from '../dist/retrieval/dense/encode-cached.js';
+import { DEFAULT_MAX_BATCH_TOKENS, Embedder } from '../dist/retrieval/dense/embedding/embedder.js';
+import { encodeWithCache } from '../dist/retrieval/dense/embedding/encode-cached.js';
 import { defaultCacheDir, modelsDir } from '../dist/util/paths.js';
 import { Check, compareVectors } from './bench-checks.mjs';
 

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureTransformersEnv, resolveModel } from '../src/models/resolve.js';
 import { loadCrossEncoder } from '../src/rerank/cross-encoder.js';
 import { loadQwen3 } from '../src/rerank/qwen3.js';
-import { Embedder } from '../src/retrieval/dense/embedder.js';
+import { Embedder } from '../src/retrieval/dense/embedding/embedder.js';
 import { bucketWidth } from '../src/util/length-buckets.js';
 import { modelsDir } from '../src/util/paths.js';
 import { GLOVE_RERANKER_NAME } from '../src/models/glove/names.js';

@@ -45,8 +45,8 @@ import {
   ValuesDiffer,
 } from '../scripts/bench-checks.mjs';
 import { bm25RankingsCheck, type Bm25Hits } from '../scripts/compare-bm25-runs.mjs';
-import { formatFixed } from '../src/metrics/round.js';
-import { exactTopK } from '../src/retrieval/dense/index-exact.js';
+import { formatFixed } from '../src/util/python-round.js';
+import { exactTopK } from '../src/retrieval/dense/indexes/exact.js';
 
 const REPO = resolve(__dirname, '..');
 const CLI = join(REPO, 'bin', 'skillret-eval.js');

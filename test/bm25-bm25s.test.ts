@@ -14,7 +14,7 @@ import { loadDataset } from '../src/data/dataset.js';
 import { buildDocumentText } from '../src/data/text.js';
 import { evaluate } from '../src/metrics/evaluate.js';
 import { defaultMeasures } from '../src/metrics/measures.js';
-import { roundHalfEven } from '../src/metrics/round.js';
+import { roundHalfEven } from '../src/util/python-round.js';
 import { bm25Retrieve } from '../src/retrieval/bm25/query.js';
 
 type Hits = Array<[string, number]>;
@@ -25,7 +25,7 @@ interface Fixture {
   expected: Record<string, Hits>;
 }
 
-const FIXTURES = new URL('./fixtures/bm25s/', import.meta.url);
+const FIXTURES = new URL('./fixtures/bm25s', import.meta.url);
 const load = (name: string): Fixture => JSON.parse(readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8')) as Fixture;
 
 /**

@@ -27,14 +27,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import { decodeChunk, decodeChunkFile, EMBEDDINGS_KIND, encodeChunk, type CachedEmbedding } from '../src/retrieval/dense/cache.js';
-import { cachedExactTopK, decodeHits, encodeHits, exactSearchKey, SEARCH_KIND, searchCachePath } from '../src/retrieval/dense/search-cache.js';
-import { exactTopK, type TopK, type VectorMatrix } from '../src/retrieval/dense/index-exact.js';
+import { decodeChunk, decodeChunkFile, EMBEDDINGS_KIND, encodeChunk, type CachedEmbedding } from '../src/retrieval/dense/embedding/embedding-cache.js';
+import { cachedExactTopK, decodeHits, encodeHits, exactSearchKey, SEARCH_KIND, searchCachePath } from '../src/retrieval/dense/indexes/search-cache.js';
+import { exactTopK, type TopK, type VectorMatrix } from '../src/retrieval/dense/indexes/exact.js';
 import { decodeStage, encodeStage, STAGE_KIND, type DenseStageOutput } from '../src/retrieval/dense/stage-cache.js';
 import type { DenseInfo } from '../src/retrieval/dense/retriever.js';
 import { readBm25RunCache, writeBm25RunCache, type CachedRunFacts } from '../src/retrieval/bm25/run-cache.js';
 import { readSkillsIndex, skillsIndexKey, writeSkillsIndex, type SkillsIndex } from '../src/data/skills-index.js';
-import { readEmbedderFacts, writeEmbedderFacts, factsPath, type EmbedderFacts } from '../src/retrieval/dense/embedder-facts.js';
+import { readEmbedderFacts, writeEmbedderFacts, factsPath, type EmbedderFacts } from '../src/retrieval/dense/embedding/embedder-facts.js';
 import { CacheStore, entryHeader, unframeEntry } from '../src/cache/store.js';
 import { CACHE_KINDS as store_kinds, type EntryKind } from '../src/cache/kinds.js';
 import type { Query, Run } from '../src/core/types.js';

@@ -21,9 +21,9 @@ import { loadCrossEncoder, type CrossEncoderReranker } from '../src/rerank/cross
 import { pairKey } from '../src/rerank/score-cache.js';
 import { WindowedReranker } from '../src/rerank/windowed-reranker.js';
 import type { RerankPair } from '../src/rerank/types.js';
-import { decodeChunkFile, textKey } from '../src/retrieval/dense/cache.js';
-import { encodeWithCache, localEmbeddingConfigKey } from '../src/retrieval/dense/encode-cached.js';
-import { Embedder, type EmbedderOptions, type Role } from '../src/retrieval/dense/embedder.js';
+import { decodeChunkFile, textKey } from '../src/retrieval/dense/embedding/embedding-cache.js';
+import { encodeWithCache, localEmbeddingConfigKey } from '../src/retrieval/dense/embedding/encode-cached.js';
+import { Embedder, type EmbedderOptions, type Role } from '../src/retrieval/dense/embedding/embedder.js';
 import { modelsDir } from '../src/util/paths.js';
 import { damageSome, entryBody, f32Bits, f64Bits, filesUnder, openScores, pick, rng } from './helpers/cache-damage.js';
 import { buildTinyCrossEncoder, buildTinyEncoder, TINY_WORDS } from './helpers/tiny-models.js';

@@ -20,7 +20,7 @@
  *   the stand-in's batch size; beyond the store's damage, a chunk rewritten with a line dropped and
  *   a well-formed framing (only the decoder's "lines give the key" check can refuse it).
  *   `lookupPairs` against its plain definition as well.
- * - Token count caches (injection/token-cache.ts, skill-tokens.ts in process), plain definition:
+ * - Token count caches (operating-points/token-cache.ts, skill-tokens.ts in process), plain definition:
  *   `countTokens` on each text. Crossed: the 256-unit limit of the by-text memo (lengths 254 … 258,
  *   astral characters around it), repeated texts, skill ids outside the corpus. Every damage is
  *   drawn (the store frames these entries as every other: a changed digit is refused too).
@@ -31,22 +31,22 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import { decodeChunkFile, textKey } from '../src/retrieval/dense/cache.js';
-import { encodeTextsWithCache, type BatchEncoder } from '../src/retrieval/dense/encode-cached.js';
-import type { EmbedRunStats, OnBatch } from '../src/retrieval/dense/embedder.js';
-import type { Role } from '../src/retrieval/dense/embedder-inputs.js';
-import type { TextSource } from '../src/retrieval/dense/text-source.js';
+import { decodeChunkFile, textKey } from '../src/retrieval/dense/embedding/embedding-cache.js';
+import { encodeTextsWithCache, type BatchEncoder } from '../src/retrieval/dense/embedding/encode-cached.js';
+import type { EmbedRunStats, OnBatch } from '../src/retrieval/dense/embedding/embedder.js';
+import type { Role } from '../src/retrieval/dense/embedding/embedder-inputs.js';
+import type { TextSource } from '../src/retrieval/dense/embedding/text-source.js';
 import { decodeScoreChunk, pairKey, RERANK_KIND } from '../src/rerank/score-cache.js';
 import { unframeEntry } from '../src/cache/store.js';
 import { lookupPairs } from '../src/rerank/unique-pairs.js';
 import { WindowedReranker } from '../src/rerank/windowed-reranker.js';
 import type { RerankPair, Reranker } from '../src/rerank/types.js';
-import { CorpusTokenCounts, textHash, TokenCountCache } from '../src/injection/token-cache.js';
-import { SkillTokenCounts } from '../src/injection/skill-tokens.js';
-import { countTokens } from '../src/injection/tokens.js';
+import { CorpusTokenCounts, textHash, TokenCountCache } from '../src/operating-points/token-cache.js';
+import { SkillTokenCounts } from '../src/operating-points/skill-tokens.js';
+import { countTokens } from '../src/operating-points/token-count.js';
 import { planBatches } from '../src/util/batch-plan.js';
 import { damageSome, entryBody, f32Bits, f64Bits, filesUnder, fnv, forgeEntry, openScores, pick, rng, scoreChunkDir, TEST_SCORER } from './helpers/cache-damage.js';
-import { TOKENS_KIND } from '../src/injection/token-cache.js';
+import { TOKENS_KIND } from '../src/operating-points/token-cache.js';
 
 /** The key of an entry file (its name without the extension). */
 const keyOf = (file: string) => basename(file).replace(/\.[^.]+$/, '');

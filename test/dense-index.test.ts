@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareIdBytes, exactTopK, tieRanks, toMatrix, type VectorMatrix } from '../src/retrieval/dense/index-exact.js';
-import { exactTopKFast } from '../src/retrieval/dense/index-exact-fast.js';
-import { overlapAtK } from '../src/retrieval/dense/audit.js';
+import { compareIdBytes, exactTopK, tieRanks, toMatrix, type VectorMatrix } from '../src/retrieval/dense/indexes/exact.js';
+import { exactTopKFast } from '../src/retrieval/dense/indexes/exact-fast.js';
+import { overlapAtK } from '../src/retrieval/dense/indexes/hnsw-audit.js';
 import type { Run } from '../src/core/types.js';
 
 function rng(seed: number): () => number {

@@ -4,8 +4,8 @@
  * - Exact search. Plain definition: every document's score is the inner product summed in double,
  *   components in order, rounded once to float32; hits sorted by score descending, then document id
  *   in descending UTF-8 byte order (trec_eval's rule), the first min(k, N). The blocked JavaScript
- *   kernel `exactTopK` (index-exact.ts: 4 queries per document load, documents in tiles of 512)
- *   and the GEMM-screened `exactTopKFast` (index-exact-fast.ts: onnxruntime float32 GEMM over
+ *   kernel `exactTopK` (retrieval/dense/indexes/exact.ts: 4 queries per document load, documents in tiles of 512)
+ *   and the GEMM-screened `exactTopKFast` (indexes/exact-fast.ts: onnxruntime float32 GEMM over
  *   blocks of floor(16 Mi / N) queries, then exact re-scoring of the candidates) must equal it, bit
  *   for bit, ties included.
  * - Mean pooling. Plain definition: per component, the rows (real tokens) added in order into a
@@ -24,9 +24,9 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { compareUtf8 } from '../src/metrics/rank.js';
-import { exactTopK, type TopK, type VectorMatrix } from '../src/retrieval/dense/index-exact.js';
-import { exactTopKFast } from '../src/retrieval/dense/index-exact-fast.js';
-import { poolBatch, sumRows } from '../src/retrieval/dense/pooling.js';
+import { exactTopK, type TopK, type VectorMatrix } from '../src/retrieval/dense/indexes/exact.js';
+import { exactTopKFast } from '../src/retrieval/dense/indexes/exact-fast.js';
+import { poolBatch, sumRows } from '../src/retrieval/dense/embedding/pooling.js';
 
 const f32 = Math.fround;
 

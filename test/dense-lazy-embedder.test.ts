@@ -1,5 +1,5 @@
 /**
- * The lazy embedder (src/retrieval/dense/lazy-embedder.ts) and its facts cache
+ * The lazy embedder (src/retrieval/dense/embedding/lazy-embedder.ts) and its facts cache
  * (embedder-facts.ts): a warm dense stage whose vectors are all cached gives the same run and
  * info without loading the model; a missing vector loads it once; any change of the files the
  * facts come from misses; a corrupted or partial facts file is ignored and rewritten.
@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
 import { denseRetrieve, type DenseSpec } from '../src/retrieval/dense/retriever.js';
-import { Embedder } from '../src/retrieval/dense/embedder.js';
-import { embedderFactsKey, FACTS_KIND, FACTS_SUBFOLDER, readEmbedderFacts, writeEmbedderFacts } from '../src/retrieval/dense/embedder-facts.js';
+import { Embedder } from '../src/retrieval/dense/embedding/embedder.js';
+import { embedderFactsKey, FACTS_KIND, FACTS_SUBFOLDER, readEmbedderFacts, writeEmbedderFacts } from '../src/retrieval/dense/embedding/embedder-facts.js';
 import { CacheStore } from '../src/cache/store.js';
-import { modelFilePaths } from '../src/retrieval/dense/embedder.js';
+import { modelFilePaths } from '../src/retrieval/dense/embedding/embedder.js';
 import { silentProgress } from '../src/util/progress.js';
 import type { StageContext } from '../src/core/context.js';
 

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildTinyEncoder, type TinyModelInfo } from './helpers/tiny-models.js';
 import { configureTransformersEnv, hubCacheFolder, resolveModel } from '../src/models/resolve.js';
-import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
+import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedding/embedder.js';
 import { UserError } from '../src/core/errors.js';
 import { env } from '@huggingface/transformers';
 

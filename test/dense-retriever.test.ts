@@ -8,7 +8,7 @@ import { denseRetrieve, type DenseSpec } from '../src/retrieval/dense/retriever.
 import { EMBEDDER_PRESETS, findEmbedderPreset, SKILL_INSTRUCTION, BGE_QUERY_PREFIX } from '../src/models/embedder-presets.js';
 import { silentProgress } from '../src/util/progress.js';
 import type { StageContext } from '../src/core/context.js';
-import { compareIdBytes } from '../src/retrieval/dense/index-exact.js';
+import { compareIdBytes } from '../src/retrieval/dense/indexes/exact.js';
 
 let root: string;
 let enc: TinyModelInfo;

@@ -1,5 +1,5 @@
 /**
- * The exact-search cache (src/retrieval/dense/search-cache.ts): a hit gives exactly the hits of
+ * The exact-search cache (src/retrieval/dense/indexes/search-cache.ts): a hit gives exactly the hits of
  * the search (rows, float32 scores, order); every input of the search is in the key; a corrupted
  * or partial file is ignored with one log line and rewritten atomically; no cache, no file.
  */
@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cachedExactTopK, decodeHits, encodeHits, exactSearchKey, SEARCH_KIND, SEARCH_SUBFOLDER, searchCachePath } from '../src/retrieval/dense/search-cache.js';
+import { cachedExactTopK, decodeHits, encodeHits, exactSearchKey, SEARCH_KIND, SEARCH_SUBFOLDER, searchCachePath } from '../src/retrieval/dense/indexes/search-cache.js';
 import { entryHeader, unframeEntry } from '../src/cache/store.js';
-import { exactTopKFast } from '../src/retrieval/dense/index-exact-fast.js';
-import { searchVectors } from '../src/retrieval/dense/search.js';
-import type { VectorMatrix } from '../src/retrieval/dense/index-exact.js';
+import { exactTopKFast } from '../src/retrieval/dense/indexes/exact-fast.js';
+import { searchVectors } from '../src/retrieval/dense/indexes/search.js';
+import type { VectorMatrix } from '../src/retrieval/dense/indexes/exact.js';
 import { silentProgress } from '../src/util/progress.js';
 import type { StageContext } from '../src/core/context.js';
 

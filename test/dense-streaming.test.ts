@@ -15,8 +15,8 @@ import { JsonlDocStore, docArray, fileDocSource } from '../src/data/doc-store.js
 import type { DocSource, DocStore } from '../src/core/stages.js';
 import type { StageContext } from '../src/core/context.js';
 import { denseRetrieve, type DenseSpec } from '../src/retrieval/dense/retriever.js';
-import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
-import { subsetOf, textSource } from '../src/retrieval/dense/text-source.js';
+import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedding/embedder.js';
+import { subsetOf, textSource } from '../src/retrieval/dense/embedding/text-source.js';
 import { resolveModel } from '../src/models/resolve.js';
 import { silentProgress } from '../src/util/progress.js';
 

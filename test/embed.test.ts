@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { buildTinyDecoder, buildTinyEncoder, seededUniform, type TinyModelInfo } from './helpers/tiny-models.js';
-import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedder.js';
+import { Embedder, type EmbedderOptions } from '../src/retrieval/dense/embedding/embedder.js';
 import { resolveModel } from '../src/models/resolve.js';
 import { bucketWidth } from '../src/util/length-buckets.js';
-import { frameAndTruncate, learnFrame } from '../src/retrieval/dense/token-frame.js';
-import { poolBatch } from '../src/retrieval/dense/pooling.js';
+import { frameAndTruncate, learnFrame } from '../src/retrieval/dense/tokenizers/token-frame.js';
+import { poolBatch } from '../src/retrieval/dense/embedding/pooling.js';
 
 let root: string;
 let enc: TinyModelInfo;

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDataset } from '../src/data/dataset.js';
 import { fileDocSource, JsonlDocStore } from '../src/data/doc-store.js';
-import { Embedder } from '../src/retrieval/dense/embedder.js';
+import { Embedder } from '../src/retrieval/dense/embedding/embedder.js';
 import { resolveSpec } from '../src/retrieval/dense/retriever.js';
 import { modelsDir } from '../src/util/paths.js';
 import { silentProgress } from '../src/util/progress.js';

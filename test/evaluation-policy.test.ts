@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { SAMPLE_DIR, sampleExists } from './helpers/shared.js';
-import { formatPercent } from '../src/metrics/round.js';
+import { formatPercent } from '../src/metrics/official-percent.js';
 
 afterAll(() => cleanupTemp());
 

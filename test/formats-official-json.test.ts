@@ -7,7 +7,7 @@ import { UserError } from '../src/core/errors.js';
 import { SpelledRun } from '../src/formats/spelled-run.js';
 import { formatOfficialResult, readOfficialJson } from '../src/formats/official-json.js';
 import type { Run } from '../src/core/types.js';
-import { roundHalfEven } from '../src/metrics/round.js';
+import { roundHalfEven } from '../src/util/python-round.js';
 import { trecOrder } from '../src/metrics/rank.js';
 import { seededUniform } from './helpers/tiny-models.js';
 

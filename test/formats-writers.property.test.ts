@@ -30,7 +30,7 @@ import { formatOfficialResult, OFFICIAL_METRICS, readOfficialJson } from '../src
 import { SpelledRun } from '../src/formats/spelled-run.js';
 import { formatTrecQrels, readTrecQrels } from '../src/formats/trec-qrels.js';
 import { formatTrecRun, readTrecRun } from '../src/formats/trec-run.js';
-import { roundHalfEven } from '../src/metrics/round.js';
+import { roundHalfEven } from '../src/util/python-round.js';
 import { around, makeId, outcome, prng } from './helpers/plain-trec.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skillret-writers-prop-'));

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare } from '../src/api/compare.js';
-import { roundHalfEven } from '../src/metrics/round.js';
+import { roundHalfEven } from '../src/util/python-round.js';
 import { runCli } from './helpers/cli.js';
 import { type FullCollection, FULL_QUERIES, writeFullCollection } from './helpers/fullsize-collection.js';
 import { plainEvaluate, type PlainEvaluation, type PlainQrels, plainKeys, plainReadJsonRun, plainReadTrecQrels, plainReadTrecRun } from './helpers/plain-evaluator.js';

@@ -2,8 +2,8 @@ import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exactTopK, type TopK, type VectorMatrix } from '../src/retrieval/dense/index-exact.js';
-import { buildHnsw, buildOrLoadHnsw, hnswKey, hnswTopK, DEFAULT_HNSW } from '../src/retrieval/dense/index-hnsw.js';
+import { exactTopK, type TopK, type VectorMatrix } from '../src/retrieval/dense/indexes/exact.js';
+import { buildHnsw, buildOrLoadHnsw, hnswKey, hnswTopK, DEFAULT_HNSW } from '../src/retrieval/dense/indexes/hnsw.js';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;

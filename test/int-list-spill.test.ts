@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IntListSpill } from '../src/util/int-list-spill.js';
-import { TokenizedTexts } from '../src/retrieval/dense/tokenized-texts.js';
+import { TokenizedTexts } from '../src/retrieval/dense/tokenizers/tokenized-texts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'skr-spill-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

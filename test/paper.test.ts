@@ -20,7 +20,7 @@ import { metricsJson, writeResults } from '../src/report/results-folder.js';
 import { renderTerminalSummary } from '../src/report/systems/run-leaderboard.js';
 import { analyze } from '../src/analysis/report.js';
 import { renderSummary } from '../src/report/summary.js';
-import { renderPaperSection } from '../src/report/paper.js';
+import { renderPaperSection } from '../src/report/published-section.js';
 import { SHARED_DIR } from './helpers/shared.js';
 import { runOn, writeTwoMajors } from './helpers/two-majors.js';
 

@@ -1,10 +1,10 @@
 /**
- * The terminal report of `explain` (src/report/explain.ts): every count with its noun in the right
+ * The terminal report of `explain` (src/report/explain-output.ts): every count with its noun in the right
  * number (1 query, 1 pair; 2 queries, 2 pairs), no word printed twice in a row.
  */
 import { describe, expect, it } from 'vitest';
-import type { ExplainResult } from '../src/pipeline/explain.js';
-import { renderExplainText } from '../src/report/explain.js';
+import type { ExplainResult } from '../src/pipeline/explain-run.js';
+import { renderExplainText } from '../src/report/explain-output.js';
 
 const stats = (mean: number) => ({ mean, quantiles: {} });
 

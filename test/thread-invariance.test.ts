@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Embedder } from '../src/retrieval/dense/embedder.js';
+import { Embedder } from '../src/retrieval/dense/embedding/embedder.js';
 import { findEmbedderPreset } from '../src/models/embedder-presets.js';
 import { resolveModel } from '../src/models/resolve.js';
 import { modelsDir } from '../src/util/paths.js';

@@ -1,5 +1,5 @@
 /**
- * The cl100k_base counter (src/injection/tokens.ts) against its plain definition, js-tiktoken's
+ * The cl100k_base counter (src/operating-points/token-count.ts) against its plain definition, js-tiktoken's
  * `encode(text, [], []).length`, and its piece scanner against js-tiktoken's own split pattern:
  *
  * - `asciiPieceEnd` (the hand-written scanner, hashing as it goes) ends every piece where the
@@ -31,9 +31,9 @@ import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { loadDataset } from '../src/data/dataset.js';
 import { fileDocSource } from '../src/data/doc-store.js';
 import type { DocSource } from '../src/core/stages.js';
-import { countSkillTokensOnWorkers } from '../src/injection/count-workers.js';
-import { textHash } from '../src/injection/token-cache.js';
-import { asciiPieceEnd, cl100kEncoder, cl100kRanks, countTokens, countTokensByMatches, fnv1a, lastScannedHash } from '../src/injection/tokens.js';
+import { countSkillTokensOnWorkers } from '../src/operating-points/count-workers.js';
+import { textHash } from '../src/operating-points/token-cache.js';
+import { asciiPieceEnd, cl100kEncoder, cl100kRanks, countTokens, countTokensByMatches, fnv1a, lastScannedHash } from '../src/operating-points/token-count.js';
 import { cleanupTemp, makeDataset } from './fixtures/data/make-dataset.js';
 
 afterAll(cleanupTemp);
@@ -178,17 +178,17 @@ describe('countTokens = encode(text).length', () => {
 // ---------------------------------------------------------------------------------------------
 // The piece table through its growth, in a fresh copy of the module (an empty table)
 
-type TokensModule = typeof import('../src/injection/tokens.js');
+type TokensModule = typeof import('../src/operating-points/token-count.js');
 async function freshTokens(): Promise<TokensModule> {
   vi.resetModules();
-  return (await import('../src/injection/tokens.js')) as TokensModule;
+  return (await import('../src/operating-points/token-count.js')) as TokensModule;
 }
 
 /**
  * The plain count of one piece: js-tiktoken's `bytePairEncode` as it is written (merge the adjacent
  * pair of parts of lowest rank, the leftmost of equal ranks, looking every pair up again after each
  * merge; count the parts that are tokens; a piece that is a token is one), over the rank map keyed
- * by bytes as Latin-1 (`cl100kRanks`, equal to js-tiktoken's map: injection-tokens.test.ts). It is
+ * by bytes as Latin-1 (`cl100kRanks`, equal to js-tiktoken's map: operating-points-token-count.test.ts). It is
  * `encode(piece).length` (checked on a sample of each run) at a fraction of its cost, so that the
  * growth properties can compare every one of 2^17 pieces.
  */

@@ -23,7 +23,7 @@ import { USE_LITE_NAME, useLiteDir } from '../src/models/use-lite/names.js';
 import { readUseLiteSource, useLitePackageDir } from '../src/models/use-lite/source.js';
 import { findEmbedderPreset } from '../src/models/embedder-presets.js';
 import { resolveModel } from '../src/models/resolve.js';
-import { Embedder } from '../src/retrieval/dense/embedder.js';
+import { Embedder } from '../src/retrieval/dense/embedding/embedder.js';
 import { modelsDir } from '../src/util/paths.js';
 import { sha256Hex } from '../src/util/hash.js';
 import { userError } from './helpers/cli.js';

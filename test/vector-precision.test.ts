@@ -1,8 +1,8 @@
-/** The precision dense vectors are searched (and explained) at: src/retrieval/dense/vector-precision.ts. */
+/** The precision dense vectors are searched (and explained) at: src/retrieval/dense/embedding/vector-precision.ts. */
 import { describe, expect, it } from 'vitest';
 import { findEmbedderPreset } from '../src/models/embedder-presets.js';
 import { toBfloat16, toFloat16 } from '../src/models/float-formats.js';
-import { roundVectors, vectorPrecisionOf } from '../src/retrieval/dense/vector-precision.js';
+import { roundVectors, vectorPrecisionOf } from '../src/retrieval/dense/embedding/vector-precision.js';
 
 describe('vector precision', () => {
   it('the config wins, then the preset, then fp32', () => {

@@ -8,7 +8,7 @@
  */
 import type { SystemsComparison } from '../significance/systems.js';
 import { measureOfKey } from '../metrics/measures.js';
-import { formatPercent, formatSignedPercent } from '../metrics/round.js';
+import { formatPercent, formatSignedPercent } from '../metrics/official-percent.js';
 import type { ReportInput, ReportRun } from '../formats/report-input.js';
 import { explainViews, injectionViews, type ExplainView, type InjectionView } from './insight-views.js';
 import type { Leaderboard } from './leaderboard.js';

@@ -8,12 +8,12 @@
  * `Report`; none of them computes.
  */
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
-import type { CategoryRule } from '../metrics/slices.js';
+import type { CategoryRule } from '../metrics/query-slices.js';
 import type { Tolerances } from '../metrics/verdict.js';
 import { mainKey, measureKey, measureOfKey } from '../metrics/measures.js';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { paperReport, type PaperReport } from '../paper/published-vs-measured.js';
-import { runSlices, type RunSlices } from './slices.js';
+import { runSlices, type RunSlices } from './run-slices.js';
 import { perQueryRecords, type RunRecords } from './per-query-records.js';
 import { rerankMatrix, type RerankMatrix } from './rerank-matrix.js';
 import { experimentNotes, type Text } from './notes.js';

@@ -1,6 +1,6 @@
 /**
  * `compare --slice`: the many-system comparison inside each group of a query slice
- * (metrics/slices.ts), from results files only. The slice data comes from the runs' per-query
+ * (metrics/query-slices.ts), from results files only. The slice data comes from the runs' per-query
  * records (gold ids and grades, in judgement order) and the results folders' queries.jsonl (text,
  * generator model) and skills.jsonl (taxonomy labels). Each group is compared exactly as the whole
  * set is (significance/systems.ts), over the group's queries; corrections are per group.
@@ -9,7 +9,7 @@ import { UserError } from '../core/errors.js';
 import type { Qrels } from '../core/types.js';
 import type { ComparedRun, QuerySet } from '../significance/query-set.js';
 import { compareSystems, type ComparisonSettings, type SystemsComparison } from '../significance/systems.js';
-import { querySlices, sliceMembers, type CategoryRule, type SliceDefinition, type SliceName } from '../metrics/slices.js';
+import { querySlices, sliceMembers, type CategoryRule, type SliceDefinition, type SliceName } from '../metrics/query-slices.js';
 import { orderGroups } from '../metrics/breakdown.js';
 import type { QueryInfo, SkillInfo } from '../formats/explorer-files.js';
 

@@ -23,7 +23,7 @@ import { compareBySlice, type SliceComparison } from '../analysis/slice-comparis
 import { readExplorerFiles, type QueryInfo, type SkillInfo } from '../formats/explorer-files.js';
 import { collectRuns, type RunFolder } from '../formats/results-reader.js';
 import { defaultComparedKeys, mainKey } from '../metrics/measures.js';
-import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE, SLICE_NAMES, type CategoryRule, type SliceName } from '../metrics/slices.js';
+import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE, SLICE_NAMES, type CategoryRule, type SliceName } from '../metrics/query-slices.js';
 import { DEFAULT_TOLERANCES, type Tolerances } from '../metrics/verdict.js';
 import { claimVerdicts, paperClaim, publishedTables, type ClaimVerdicts, type PaperClaim, type PublishedTableView } from '../paper/published-table.js';
 import { resolveQuerySet } from '../significance/query-set.js';

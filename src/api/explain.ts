@@ -1,5 +1,5 @@
 /**
- * Library verb: where the signal is, for one finished run (src/pipeline/explain.ts): sentence
+ * Library verb: where the signal is, for one finished run (src/pipeline/explain-run.ts): sentence
  * erasure, document-field attribution and concentration, re-scored from the run's caches.
  * `skillret-eval explain` renders what this returns; `write` (default true) also writes
  * explain.jsonl and explain.json into the run folder.
@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { StageContext } from '../core/context.js';
 import { UserError } from '../core/errors.js';
-import { explainRun as explain, type ExplainResult, type ExplainSelection } from '../pipeline/explain.js';
-import { writeExplain } from '../report/explain.js';
+import { explainRun as explain, type ExplainResult, type ExplainSelection } from '../pipeline/explain-run.js';
+import { writeExplain } from '../report/explain-output.js';
 import { createProgressFactory, silentProgress } from '../util/progress.js';
 import { defaultCacheDir, offlineFromEnv } from '../util/paths.js';
 import { acquireLock } from '../util/folder-lock.js';

@@ -13,7 +13,7 @@ import { findRerankerPreset } from '../models/reranker-presets.js';
 import { HUB_ID } from '../models/resolve.js';
 import { parseConfig } from '../pipeline/config.js';
 import { packageInfo } from '../pipeline/manifest.js';
-import { starterConfigText, type StarterDataset, type StarterModel } from '../init/starter-config.js';
+import { starterConfigText, type StarterDataset, type StarterModel } from '../pipeline/starter-config.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { insideInstalledPackage, packageFile } from '../util/paths.js';
 import { makeDirs } from '../util/dirs.js';

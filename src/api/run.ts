@@ -6,7 +6,7 @@
 import { isUserError, UserError } from '../core/errors.js';
 import type { StageContext } from '../core/context.js';
 import { measureKey } from '../metrics/measures.js';
-import { roundHalfEven } from '../metrics/round.js';
+import { roundHalfEven } from '../util/python-round.js';
 import type { Config } from '../pipeline/config.js';
 import { runExperiment as runPipeline } from '../pipeline/experiment.js';
 import { stopwatch } from '../pipeline/manifest.js';

@@ -9,7 +9,7 @@ import { readJudgedFiles } from '../formats/judged-files.js';
 import { readRunFile } from '../formats/run-file.js';
 import { type Evaluation, evaluateTables } from '../metrics/evaluate.js';
 import { defaultMeasures, measureKey, parseMeasures } from '../metrics/measures.js';
-import { roundHalfEven } from '../metrics/round.js';
+import { roundHalfEven } from '../util/python-round.js';
 import { type JudgedRun, tablesFromMaps } from '../metrics/tables.js';
 
 export interface ScoreRunOptions {

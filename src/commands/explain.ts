@@ -3,7 +3,7 @@
  * renders what the library verb `explainRun` (src/api/explain.ts) returns.
  */
 import { explainRun, type ExplainRunOptions } from '../api/explain.js';
-import { renderExplainText } from '../report/explain.js';
+import { renderExplainText } from '../report/explain-output.js';
 
 export interface ExplainOptions extends Omit<ExplainRunOptions, 'progress' | 'write'> {
   quiet?: boolean;

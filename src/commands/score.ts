@@ -14,7 +14,8 @@
 import { UserError } from '../core/errors.js';
 import type { Evaluation } from '../metrics/evaluate.js';
 import { measureKey } from '../metrics/measures.js';
-import { formatPercent, roundHalfEven } from '../metrics/round.js';
+import { formatPercent } from '../metrics/official-percent.js';
+import { roundHalfEven } from '../util/python-round.js';
 import { scoreRun } from '../api/score.js';
 
 export interface ScoreOptions {

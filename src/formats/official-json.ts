@@ -13,7 +13,7 @@
 import { readBoundedSync } from '../util/files.js';
 import { UserError, where } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
-import { roundHalfEven } from '../metrics/round.js';
+import { roundHalfEven } from '../util/python-round.js';
 import { SpelledRun } from './spelled-run.js';
 
 export interface OfficialJsonOptions {

@@ -1,6 +1,6 @@
 /**
  * The paper-reproduction verdict of one metric: |Δ| = |yours − published| in points, where yours is
- * the official printed percentage (metrics/round.ts: round(mean, 5) × 100, 2 decimals), so Δ is the
+ * the official printed percentage (metrics/official-percent.ts: round(mean, 5) × 100, 2 decimals), so Δ is the
  * difference of two printed numbers. OK when |Δ| ≤ ok (default 0.05 points), close when ≤ close
  * (default 1.0), FAIL beyond. Tolerances are part of every output that shows a verdict.
  */

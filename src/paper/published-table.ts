@@ -5,7 +5,7 @@
  * line per run: yours (official printed percentage), Δ = yours − published (points, the difference
  * of the printed numbers) and the verdict per column (paper/verdict.ts).
  */
-import { percentDeltaFromPublished } from '../metrics/round.js';
+import { percentDeltaFromPublished } from '../metrics/official-percent.js';
 import { findPaperTable, isMetricColumn, type PaperTable } from './results.js';
 import { verdictOf, type Tolerances, type Verdict } from '../metrics/verdict.js';
 

@@ -15,7 +15,7 @@
  * decimals as it is shown (so Δ is the difference of the two printed numbers), rounded to 2 decimals.
  */
 import { SKILLRET_RELEASES, type SkillretRelease } from '../data/hub.js';
-import { percentDeltaFromPublished } from '../metrics/round.js';
+import { percentDeltaFromPublished } from '../metrics/official-percent.js';
 import type { PaperCounterpart } from '../core/stages.js';
 import { isModelReranker } from '../pipeline/config.js';
 import { rerankerKind, retrieverKind } from '../pipeline/registry.js';

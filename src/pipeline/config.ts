@@ -13,8 +13,8 @@ import { urlCredentialProblem } from '../util/secrets.js';
 import { idSchema, posInt } from './kind-config/config-parts.js';
 import { allRerankerKinds, allRetrieverKinds, registryVersion, RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RawModelRerankerConfig, type RetrieverConfig } from './registry.js';
 import { suggestion } from './kind-config/suggest.js';
-import { DEFAULT_TARGET_COMPLETENESS } from '../injection/operating-points.js';
-import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE } from '../metrics/slices.js';
+import { DEFAULT_TARGET_COMPLETENESS } from '../operating-points/points.js';
+import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE } from '../metrics/query-slices.js';
 import { DEFAULT_TOLERANCES } from '../metrics/verdict.js';
 
 /** Upper bound of `stats.iterations` and `compare --iterations` (a run of the randomisation test stays in seconds). */

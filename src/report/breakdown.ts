@@ -1,12 +1,13 @@
 /**
- * The query slices of a report (src/analysis/slices.ts), as the `breakdown.json` object of a run
+ * The query slices of a report (src/analysis/run-slices.ts), as the `breakdown.json` object of a run
  * folder and as the "<metric> by slice" section of summary.md. Formatting only: every mean, count,
  * Δ and p-value comes from the Report.
  */
 import type { Report } from '../analysis/report.js';
-import type { RunSlice, RunSlices } from '../analysis/slices.js';
+import type { RunSlice, RunSlices } from '../analysis/run-slices.js';
 import { UNLABELLED } from '../metrics/breakdown.js';
-import { formatPercentDelta, roundHalfEven } from '../metrics/round.js';
+import { formatPercentDelta } from '../metrics/official-percent.js';
+import { roundHalfEven } from '../util/python-round.js';
 import { pct } from './cells.js';
 import { MARKDOWN, type Medium } from './medium.js';
 import { runName } from './strategies.js';

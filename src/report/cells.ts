@@ -3,7 +3,8 @@
  * HTML): a mean as the official percentage, a signed difference, a p-value, a published value. Anything that is not a
  * number to show (undefined, NaN, ±Infinity) prints as "–" in all of them.
  */
-import { formatFixed, formatPercent, formatSignedPercent } from '../metrics/round.js';
+import { formatPercent, formatSignedPercent } from '../metrics/official-percent.js';
+import { formatFixed } from '../util/python-round.js';
 
 /** A mean fraction as the official percentage (`f"{round(x, 5) * 100:.2f}"`). */
 export const pct = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : formatPercent(x));

@@ -1,11 +1,11 @@
 /**
- * The injection operating points of each run (src/injection/operating-points.ts): the
+ * The injection operating points of each run (src/operating-points/points.ts): the
  * `operating-points.json` file of a run folder and the summary.md section that names, per run,
  * the smallest top-K and token budget reaching the target completeness. Rendering only.
  */
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
-import { TOKENIZER } from '../injection/tokens.js';
-import { formatFixed, roundHalfEven } from '../metrics/round.js';
+import { TOKENIZER } from '../operating-points/token-count.js';
+import { formatFixed, roundHalfEven } from '../util/python-round.js';
 import { MARKDOWN, type Medium } from './medium.js';
 import { runName } from './strategies.js';
 import { pct } from './cells.js';

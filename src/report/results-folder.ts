@@ -13,7 +13,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
 import { faultPoint } from '../util/fault.js';
 import { escapeControl } from '../util/terminal-text.js';
 import { formatTrecRun } from '../formats/trec-run.js';
-import { roundHalfEven } from '../metrics/round.js';
+import { roundHalfEven } from '../util/python-round.js';
 import { PER_QUERY_FILE } from '../formats/per-query-jsonl.js';
 import { METRICS, MANIFEST } from '../formats/results-reader.js';
 import type { ReportInput, ReportRun } from '../formats/report-input.js';

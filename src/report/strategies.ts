@@ -6,7 +6,8 @@
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { strategyOf } from '../pipeline/query-strategy.js';
 import { strategyLabel } from '../query/strategy.js';
-import { formatFixed, formatPercentDelta } from '../metrics/round.js';
+import { formatPercentDelta } from '../metrics/official-percent.js';
+import { formatFixed } from '../util/python-round.js';
 import { MARKDOWN, type Medium } from './medium.js';
 import { pct, pval, signedPct } from './cells.js';
 

@@ -2,7 +2,7 @@
  * summary.md: the paper-shaped table (rows = runs; NDCG, Recall, Completeness
  * at each k, ×100, 2 decimals), the reranker on/off table with significance and
  * the first-stage ceiling, the HNSW approximation audit and the cost of each stage; the published
- * results of the paper next to the runs' with verdicts (pinned releases only, report/paper.ts) and
+ * results of the paper next to the runs' with verdicts (pinned releases only, report/published-section.ts) and
  * the query slices (report/breakdown.ts). Formatting only: every number comes from the Report
  * (src/analysis/report.ts), and every decision of what to show (the shown k, the rerank matrix, the
  * notes, the cost rows) is made there. Rendered for a Medium: Markdown for summary.md, plain text
@@ -14,8 +14,9 @@ import type { RerankMatrix } from '../analysis/rerank-matrix.js';
 import type { Text } from '../analysis/notes.js';
 import { relative } from 'node:path';
 import { MARKDOWN, type Medium } from './medium.js';
-import { formatFixed, formatPercentDelta } from '../metrics/round.js';
-import { renderPaperSection } from './paper.js';
+import { formatPercentDelta } from '../metrics/official-percent.js';
+import { formatFixed } from '../util/python-round.js';
+import { renderPaperSection } from './published-section.js';
 import { renderSliceSection } from './breakdown.js';
 import { renderStrategySection, runName } from './strategies.js';
 import { renderOperatingPointsSection } from './operating-points.js';

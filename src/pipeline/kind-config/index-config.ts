@@ -1,12 +1,12 @@
 /**
  * The `index:` option of a vector first stage (dense, embeddings): exact inner product, or an HNSW
- * graph audited against the exact top-k (src/retrieval/dense/search.ts).
+ * graph audited against the exact top-k (src/retrieval/dense/indexes/search.ts).
  *
  *   index: { type: exact }
  *   index: { type: hnsw, M: 32, ef_construction: 200, ef_search: 200, seed: 100 }
  */
 import { z } from 'zod';
-import type { IndexSpec } from '../../retrieval/dense/search.js';
+import type { IndexSpec } from '../../retrieval/dense/indexes/search.js';
 
 const posInt = z.number().int().min(1);
 

@@ -7,7 +7,7 @@ import type { StageContext } from '../../core/context.js';
 import { defineFirstStage, type FirstStageInput, type FirstStageOutput } from '../../core/stages.js';
 import { remoteDenseRetrieve } from '../../retrieval/dense/remote-retriever.js';
 import { denseRetrieve, embedderRef, type DenseSpec } from '../../retrieval/dense/retriever.js';
-import type { IndexSpec } from '../../retrieval/dense/search.js';
+import type { IndexSpec } from '../../retrieval/dense/indexes/search.js';
 import { withDenseStageCache } from '../../retrieval/dense/stage-cache.js';
 import { findEmbedderPreset } from '../../models/embedder-presets.js';
 import { modelsDir } from '../../util/paths.js';

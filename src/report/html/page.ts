@@ -12,7 +12,8 @@
  * lists under them (short labels that stay distinct, labels.ts, the full label on hover).
  */
 import { createHash } from 'node:crypto';
-import { formatFixed, formatPercentDelta } from '../../metrics/round.js';
+import { formatPercentDelta } from '../../metrics/official-percent.js';
+import { formatFixed } from '../../util/python-round.js';
 import { mainTable, methodNotes, type Cell } from '../systems/model.js';
 import { atKSpec, onOffSpec, renderSvg, runColors, sliceSpec, type SvgRenderer } from './charts.js';
 import { droppedPrefix, shortLabels } from './labels.js';

@@ -13,7 +13,7 @@ import { pct } from '../cells.js';
 import { renderComparisonMarkdown } from './markdown.js';
 import { renderComparisonJsonMany } from './json.js';
 import { escapeTerminal, renderComparisonText, renderTextTable } from './text.js';
-import { renderPublishedTables, renderVerdicts } from './paper.js';
+import { renderPublishedTables, renderVerdicts } from './verdicts.js';
 
 /** What a leaderboard renderer is given (api/history.ts `Leaderboard`). */
 export interface LeaderboardView {

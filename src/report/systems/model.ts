@@ -3,14 +3,14 @@
  * marks), and the notes printed under the table. Shaping only: the numbers and decisions arrive in
  * the SystemsComparison; this module only picks what each cell shows.
  *
- * Percentages use the official rounding (metrics/round.ts); a Δ is the difference of the printed
+ * Percentages use the official rounding (metrics/official-percent.ts); a Δ is the difference of the printed
  * cells (formatPercentDelta), so it always agrees with the table.
  *
  * Marks: `*` the run differs from the baseline at α after correction; `†` the run is not separable
  * from the column's best (the best itself is bold). Percent values are fractions ×100, 2 decimals.
  */
 import type { SystemsComparison } from '../../significance/systems.js';
-import { formatPercentDelta } from '../../metrics/round.js';
+import { formatPercentDelta } from '../../metrics/official-percent.js';
 import { pct, pval, signedPct } from '../cells.js';
 import { plural } from '../../util/plural.js';
 

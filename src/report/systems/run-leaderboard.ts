@@ -7,7 +7,7 @@
  * every number comes from the Report (analysis/report.ts).
  */
 import type { Report } from '../../analysis/report.js';
-import { formatPercentDelta } from '../../metrics/round.js';
+import { formatPercentDelta } from '../../metrics/official-percent.js';
 import { describeTolerances } from '../../metrics/verdict.js';
 import { pct } from '../cells.js';
 import { plural } from '../../util/plural.js';

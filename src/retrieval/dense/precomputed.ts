@@ -22,8 +22,8 @@ import type { DocStore } from '../../core/stages.js';
 import type { Run } from '../../core/types.js';
 import { readVectorSource, type FileDigest, type LoadedVectors, type VectorFormat, type VectorSource } from '../../formats/vector-file.js';
 import type { VectorDtype } from '../../formats/vector-table.js';
-import type { VectorMatrix } from './index-exact.js';
-import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
+import type { VectorMatrix } from './indexes/exact.js';
+import { searchVectors, type IndexInfo, type IndexSpec } from './indexes/search.js';
 
 /** |norm − 1| up to which a vector counts as unit length (float32 normalisation is within ~1e-7). */
 export const UNIT_TOLERANCE = 1e-6;

@@ -23,14 +23,14 @@ import { CACHE_KINDS, entryKind } from '../../cache/kinds.js';
 import { CacheStore } from '../../cache/store.js';
 import { offlineFromEnv } from '../../util/paths.js';
 import { RemoteEmbeddingClient, type ServerIdentity } from '../../remote/embeddings.js';
-import { RemoteEncoder } from './remote-encoder.js';
+import { RemoteEncoder } from './embedding/remote-encoder.js';
 import { assertAllowedOffline, endpointRecord, publicUrl, resolveEndpoint, type EmbeddingApi, type EndpointConfig, type EndpointRecord } from '../../remote/endpoint.js';
-import { EmbeddingCache, remoteEmbeddingConfigKey, textKey } from './cache.js';
-import type { Role } from './embedder.js';
-import { encodeTextsWithCache, rate, stageCacheInfo, type StageCacheInfo } from './encode-cached.js';
-import { toMatrix } from './index-exact.js';
-import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
-import { docStoreOf, textSource, type TextSource } from './text-source.js';
+import { EmbeddingCache, remoteEmbeddingConfigKey, textKey } from './embedding/embedding-cache.js';
+import type { Role } from './embedding/embedder.js';
+import { encodeTextsWithCache, rate, stageCacheInfo, type StageCacheInfo } from './embedding/encode-cached.js';
+import { toMatrix } from './indexes/exact.js';
+import { searchVectors, type IndexInfo, type IndexSpec } from './indexes/search.js';
+import { docStoreOf, textSource, type TextSource } from './embedding/text-source.js';
 
 export interface RemoteDenseSpec {
   id: string;

@@ -17,17 +17,17 @@ import { fetchStFiles } from '../../models/st-fetch.js';
 import { describeModel, resolveModel, type ModelLocationOptions, type ResolvedModel } from '../../models/resolve.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import { sha256Hex } from '../../util/hash.js';
-import type { EmbedderOptions } from './embedder.js';
-import { openEmbedder } from './lazy-embedder.js';
-import { encodeWithCache, rate, stageCacheInfo, type EncodeStats, type StageCacheInfo } from './encode-cached.js';
+import type { EmbedderOptions } from './embedding/embedder.js';
+import { openEmbedder } from './embedding/lazy-embedder.js';
+import { encodeWithCache, rate, stageCacheInfo, type EncodeStats, type StageCacheInfo } from './embedding/encode-cached.js';
 import { fileSha256 } from '../../cache/file-sha256.js';
 import { CacheStore } from '../../cache/store.js';
-import { modelFilesSha256 } from './model-hash.js';
-import { toMatrix, type VectorMatrix } from './index-exact.js';
-import { searchVectors, type IndexInfo, type IndexSpec } from './search.js';
-import { roundVectors, vectorPrecisionOf, type VectorPrecision } from './vector-precision.js';
+import { modelFilesSha256 } from './embedding/model-hash.js';
+import { toMatrix, type VectorMatrix } from './indexes/exact.js';
+import { searchVectors, type IndexInfo, type IndexSpec } from './indexes/search.js';
+import { roundVectors, vectorPrecisionOf, type VectorPrecision } from './embedding/vector-precision.js';
 import { faultPoint } from '../../util/fault.js';
-import { docStoreOf } from './text-source.js';
+import { docStoreOf } from './embedding/text-source.js';
 
 export interface DenseSpec {
   id: string;

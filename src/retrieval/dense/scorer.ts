@@ -8,12 +8,12 @@
 import type { StageContext } from '../../core/context.js';
 import { CacheStore } from '../../cache/store.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
-import { Embedder } from './embedder.js';
-import { encodeWithCache } from './encode-cached.js';
-import { modelFilesSha256 } from './model-hash.js';
-import { dotRows, toMatrix, type VectorMatrix } from './index-exact.js';
+import { Embedder } from './embedding/embedder.js';
+import { encodeWithCache } from './embedding/encode-cached.js';
+import { modelFilesSha256 } from './embedding/model-hash.js';
+import { dotRows, toMatrix, type VectorMatrix } from './indexes/exact.js';
 import { resolveSpec, tokenizerSha256, type DenseSpec } from './retriever.js';
-import { roundVectors } from './vector-precision.js';
+import { roundVectors } from './embedding/vector-precision.js';
 
 export interface DenseScorer {
   /** Per text (as a query): the score of every corpus document, in corpus order. */

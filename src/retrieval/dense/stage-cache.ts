@@ -30,10 +30,10 @@ import { corpusFingerprint } from '../../data/corpus-fingerprint.js';
 import { decodeCompactRun, encodeCompactRun } from '../../formats/compact-run.js';
 import { modelsDir, offlineFromEnv } from '../../util/paths.js';
 import type { ModelLocationOptions } from '../../models/resolve.js';
-import { localEmbeddingConfigKey } from './encode-cached.js';
-import { peekEmbedder } from './lazy-embedder.js';
-import { modelFilesSha256 } from './model-hash.js';
-import { SEARCH_KIND } from './search-cache.js';
+import { localEmbeddingConfigKey } from './embedding/encode-cached.js';
+import { peekEmbedder } from './embedding/lazy-embedder.js';
+import { modelFilesSha256 } from './embedding/model-hash.js';
+import { SEARCH_KIND } from './indexes/search-cache.js';
 import { resolveSpec, tokenizerSha256, type DenseInfo, type DenseSpec } from './retriever.js';
 
 export const STAGE_KIND = entryKind(CACHE_KINDS.denseStage, 'dense-stage-v2');
