@@ -1,8 +1,10 @@
 /**
  * The cost of each stage of an experiment, typed: seconds, throughput, truncation and what the
- * caches answered, read once from the stage records' `info` (pipeline/experiment.ts StageRecord),
+ * caches answered, read once from the typed cost facts of the stage records' `info`
+ * (core/stages.ts StageCostFacts, which every kind's info is checked against),
  * so the renderers (summary.md's Cost section) only format it.
  */
+import type { StageCostFacts } from '../core/stages.js';
 import type { StageRecord } from '../pipeline/experiment.js';
 
 export interface StageCost {
@@ -19,32 +21,31 @@ export interface StageCost {
   cache?: string;
 }
 
-const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
-const bag = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+/** A finite number, else undefined (a fact a stage did not measure, or recorded as null). */
+const num = (v: number | null | undefined): number | undefined => (typeof v === 'number' ? v : undefined);
 
 export function stageCost(s: StageRecord): StageCost {
-  const info = bag(s.info);
-  const thr = bag(info.throughput);
-  const trunc = bag(info.truncation);
-  const cache = bag(info.cache);
-  const pairs = num(info.pairs);
-  const cachedPairs = num(info.cachedPairs);
+  const info: StageCostFacts = s.info;
+  const { pairs, cachedPairs } = info;
   const allCached = pairs !== undefined && cachedPairs === pairs;
   const rates: StageCost['rates'] = [];
-  if (num(thr.docsPerSec) !== undefined) rates.push({ value: num(thr.docsPerSec)!, digits: 1, unit: 'docs/s' });
-  if (num(thr.tokensPerSec) !== undefined) rates.push({ value: num(thr.tokensPerSec)!, digits: 0, unit: 'tokens/s' });
-  if (num(info.pairsPerSecond) !== undefined && !allCached) rates.push({ value: num(info.pairsPerSecond)!, digits: 1, unit: 'pairs/s' });
+  const docsPerSec = num(info.throughput?.docsPerSec);
+  const tokensPerSec = num(info.throughput?.tokensPerSec);
+  if (docsPerSec !== undefined) rates.push({ value: docsPerSec, digits: 1, unit: 'docs/s' });
+  if (tokensPerSec !== undefined) rates.push({ value: tokensPerSec, digits: 0, unit: 'tokens/s' });
+  if (info.pairsPerSecond !== undefined && !allCached) rates.push({ value: info.pairsPerSecond, digits: 1, unit: 'pairs/s' });
   let truncation: StageCost['truncation'];
-  const [dt, dn] = [num(trunc.documentsTruncated), num(trunc.documentsTotal)];
+  const [dt, dn] = [info.truncation?.documentsTruncated, info.truncation?.documentsTotal];
   if (dt !== undefined && dn !== undefined && dn > 0) truncation = { count: dt, total: dn, of: 'documents' };
-  else if (num(info.truncatedPairs) !== undefined && pairs !== undefined && pairs > 0 && !allCached)
-    truncation = { count: num(info.truncatedPairs)!, total: pairs - (cachedPairs ?? 0), of: 'scored pairs' };
+  else if (info.truncatedPairs !== undefined && pairs !== undefined && pairs > 0 && !allCached)
+    truncation = { count: info.truncatedPairs, total: pairs - (cachedPairs ?? 0), of: 'scored pairs' };
   let hits: string | undefined;
-  if (cache.stage === 'hit') hits = 'stage output reused';
-  else if (num(cache.hits) !== undefined) hits = `${num(cache.hits)} hit / ${cache.misses ?? 0} miss`;
+  const cache = info.cache;
+  if (typeof cache === 'object' && cache.stage === 'hit') hits = 'stage output reused';
+  else if (typeof cache === 'object' && cache.hits !== undefined) hits = `${cache.hits} hit / ${cache.misses ?? 0} miss`;
   else if (info.runCache === true) hits = 'hits reused';
-  else if (info.cache === 'hit') hits = 'index reused';
-  else if (info.cache === 'miss' || info.cache === 'off') hits = 'index built';
+  else if (cache === 'hit') hits = 'index reused';
+  else if (cache === 'miss' || cache === 'off') hits = 'index built';
   else if (cachedPairs !== undefined && pairs !== undefined) hits = `${cachedPairs} / ${pairs} pairs cached`;
   return {
     kind: s.kind,

@@ -57,8 +57,35 @@ export interface FirstStageOutput {
   /** Exact top-k, when the run came from an approximate (HNSW) index: the approximation audit compares them. */
   exactRun?: Run;
   /** Every resolved parameter and what the stage measured (goes to the manifest). */
-  info: Record<string, unknown>;
+  info: StageInfo;
 }
+
+/**
+ * The measured facts of a stage that its cost row reads (analysis/stage-cost.ts). A kind sets the
+ * ones it measures; their names and types are fixed here, so a kind that reports a throughput, a
+ * truncation or a cache outcome is checked by the compiler against what the cost row reads.
+ */
+export interface StageCostFacts {
+  /** Throughput of the work actually done (cached work excluded). */
+  throughput?: { docsPerSec?: number | null; tokensPerSec?: number | null };
+  /** Documents cut at the model's token window. */
+  truncation?: { documentsTruncated?: number; documentsTotal?: number };
+  /** What the caches answered: the dense stage (`stage`) and its embedding cache (`hits`/`misses`), or BM25's index outcome. */
+  cache?: { stage?: 'hit' | 'miss' | 'off'; hits?: number; misses?: number } | 'hit' | 'miss' | 'off';
+  /** BM25: the run itself came from its cache. */
+  runCache?: boolean;
+  /** Rerankers: pairs scored, of them answered by the score cache, cut to the token budget, and the rate of the rest. */
+  pairs?: number;
+  cachedPairs?: number;
+  truncatedPairs?: number;
+  pairsPerSecond?: number;
+}
+
+/**
+ * A stage's info: the typed cost facts, and the kind's own resolved parameters and measurements
+ * (its `type`, model, options, …), written to manifest.json as they are.
+ */
+export type StageInfo = StageCostFacts & { readonly type?: string; readonly [key: string]: unknown };
 
 /** What a first stage is given besides its own config entry. */
 export interface FirstStageInput {

@@ -14,7 +14,7 @@ import { ensureHubDataset, SKILLRET_RELEASES } from '../data/hub.js';
 import { JsonlDocStore, StoreTextMap, fileDocSource } from '../data/doc-store.js';
 import { evaluate, type Evaluation } from '../metrics/evaluate.js';
 import { defaultMeasures, measureKey, type Measure } from '../metrics/measures.js';
-import type { DocStore, FirstStageOutput } from '../core/stages.js';
+import type { DocStore, FirstStageOutput, StageInfo } from '../core/stages.js';
 import { runFirstStage } from './first-stage.js';
 import { rerankerKind, retrieverKind } from './registry.js';
 import { oracleFirstStage } from '../rerank/oracle.js';
@@ -38,7 +38,7 @@ export interface StageRecord {
   /** For rerank stages: which first stage it reranked. */
   over?: string;
   params: Record<string, unknown>;
-  info: Record<string, unknown>;
+  info: StageInfo;
   seconds: number;
 }
 
@@ -256,7 +256,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
       const seconds = t();
       const run = new Map([...queries].map((q) => [q.id, out.run.get(q.id) ?? []]));
       const { id: _id, ...params } = rr;
-      stages.push({ kind: 'rerank', id: rr.id, over: r.id, params: { ...params, resolved: reranker.describe() }, info: out.info as unknown as Record<string, unknown>, seconds });
+      stages.push({ kind: 'rerank', id: rr.id, over: r.id, params: { ...params, resolved: reranker.describe() }, info: out.info, seconds });
       mark(`rerank:${rr.id}:${r.id}`, seconds);
       const evaluation = evaluate(dataset.qrels, run, measures);
       const ceilingMeasures: Measure[] = [

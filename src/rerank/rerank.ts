@@ -185,7 +185,7 @@ export function withScorePrecision(inner: Reranker, precision: ScorePrecision, k
   };
 }
 
-export interface RerankInfo {
+export type RerankInfo = {
   /** Pairs scored (pool entries over all queries). */
   pairs: number;
   seconds: number;
@@ -196,7 +196,7 @@ export interface RerankInfo {
   truncatedPairs: number;
   /** Pairs answered by the score cache. */
   cachedPairs: number;
-}
+};
 
 /** The pool of one query: first `depth` candidates in trec order, then unknown ids dropped. */
 export function rerankPool(candidates: readonly ScoredDoc[], depth: number, docs: ReadonlyMap<string, string>): { pool: string[]; skipped: number } {

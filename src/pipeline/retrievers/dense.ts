@@ -97,7 +97,7 @@ async function remoteDenseRun(
   return {
     run: out.run,
     ...(out.exactRun ? { exactRun: out.exactRun } : {}),
-    info: { type: 'dense', remote: true, ...(out.info as unknown as Record<string, unknown>) },
+    info: { type: 'dense', remote: true, ...out.info },
   };
 }
 
@@ -157,7 +157,7 @@ export const denseRetriever = defineFirstStage({
     return {
       run: out.run,
       ...(out.exactRun ? { exactRun: out.exactRun } : {}),
-      info: { type: 'dense', models_dir: modelsDir(), ...(out.info as unknown as Record<string, unknown>) },
+      info: { type: 'dense', models_dir: modelsDir(), ...out.info },
     };
   },
 });

@@ -139,7 +139,7 @@ export const embeddingsRetriever = defineFirstStage({
     return {
       run: out.run,
       ...(out.exactRun ? { exactRun: out.exactRun } : {}),
-      info: { type: 'embeddings', ...(out.info as unknown as Record<string, unknown>) },
+      info: { type: 'embeddings', ...out.info },
     };
   },
 });

@@ -10,7 +10,7 @@
  * hits and neither loads the index nor scores a query.
  */
 import type { Query, Run } from '../../core/types.js';
-import type { DocStore } from '../../core/stages.js';
+import type { DocStore, StageInfo } from '../../core/stages.js';
 import { MemoryDocStore } from '../../data/doc-store.js';
 import type { StageContext } from '../../core/context.js';
 import { cacheKey, strings } from '../../cache/key.js';
@@ -231,7 +231,7 @@ export async function bm25Stage(
   params: { k1?: number; b?: number; topK: number },
   docs: readonly Bm25Doc[] | DocStore,
   queries: readonly Query[],
-): Promise<{ run: Run; info: Record<string, unknown> }> {
+): Promise<{ run: Run; info: StageInfo }> {
   const { run, stats } = await runBm25Stage(ctx, {
     docs: Array.isArray(docs) ? new MemoryDocStore(docs as readonly Bm25Doc[]) : (docs as DocStore),
     queries,
