@@ -63,7 +63,8 @@ describe('results history and leaderboard', () => {
     const out = await ok(['history', '--cache-dir', cache]);
     expect(out.split('\n')[0]).toBe(`4 runs in ${historyFile(cache)}:`);
     for (const l of ['alpha: bm25/none', 'alpha: bm25/maxsim', 'beta: bm25/none', 'gamma: bm25/none']) expect(out).toContain(l);
-    expect(out).toMatch(/#1 .* alpha: bm25\/none\s+\d+\.\d\d\s+nightly/);
+    expect(out).toMatch(/#1 .* alpha: bm25\/none\s+NDCG@10 \d+\.\d\d\s+nightly/);
+    expect(out.split('\n')[1]).toMatch(/Run\s+Main metric\s+Tags/);
     const tagged = await ok(['history', '--cache-dir', cache, '--tag', 'nightly']);
     expect(tagged.split('\n')[0]).toMatch(/^3 runs in /);
     expect(await ok(['history', '--cache-dir', cache, '--experiment', 'beta', '--format', 'json'])).toContain('"experiment": "beta"');

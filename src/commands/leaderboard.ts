@@ -11,6 +11,8 @@ import { leaderboardOf, listHistory, rebuildHistory, removeHistory, type History
 import { renderLeaderboardJson, renderLeaderboardMarkdown, renderLeaderboardText } from '../report/systems/leaderboard.js';
 import { renderLeaderboardHtml } from '../report/html/leaderboard.js';
 import { escapeTerminal } from '../report/systems/text.js';
+import { pct } from '../report/cells.js';
+import { mainKey } from '../metrics/measures.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { defaultCacheDir } from '../util/paths.js';
 
@@ -72,10 +74,13 @@ export async function historyCommand(o: HistoryCommandOptions): Promise<string> 
   if (o.format === 'json') return JSON.stringify({ store: file, entries }, null, 2) + '\n';
   if (entries.length === 0) return `no runs in ${escapeTerminal(file)} match\n`;
   const rows = entries.map((e) => {
-    const m = (e.metricsJson.metrics as Record<string, unknown> | undefined)?.['NDCG@10'];
-    return [`#${e.id}`, e.finishedAt.slice(0, 19).replace('T', ' '), e.dataset.slice(0, 12), `${e.experiment}: ${e.retriever}/${e.reranker}`, typeof m === 'number' ? (100 * m).toFixed(2) : '–', e.tags.join(',')];
+    const metrics = (e.metricsJson.metrics as Record<string, unknown> | undefined) ?? {};
+    const keys = Object.keys(metrics);
+    const key = keys.length > 0 ? mainKey(keys) : undefined;
+    const m = key === undefined ? undefined : metrics[key];
+    return [`#${e.id}`, e.finishedAt.slice(0, 19).replace('T', ' '), e.dataset.slice(0, 12), `${e.experiment}: ${e.retriever}/${e.reranker}`, key === undefined || typeof m !== 'number' ? '–' : `${key} ${pct(m)}`, e.tags.join(',')];
   });
-  const header = ['Entry', 'Finished', 'Dataset', 'Run', 'NDCG@10', 'Tags'];
+  const header = ['Entry', 'Finished', 'Dataset', 'Run', 'Main metric', 'Tags'];
   const widths = header.map((h, j) => Math.max(h.length, ...rows.map((r) => [...escapeTerminal(r[j]!)].length)));
   const line = (r: string[]) => r.map((x, j) => escapeTerminal(x).padEnd(widths[j]!)).join('  ').trimEnd();
   return [`${entries.length} run${entries.length === 1 ? '' : 's'} in ${escapeTerminal(file)}:`, line(header), ...rows.map(line)].join('\n') + '\n';

@@ -29,6 +29,7 @@ import { concentrationOf, explainQuery, type ExplainScorer, type QueryExplanatio
 import type { ConcentrationSummary } from '../explain/concentration.js';
 import { sha256Hex } from '../util/hash.js';
 import { compareUtf8 } from '../metrics/rank.js';
+import { mainKey, measureOfKey } from '../metrics/measures.js';
 import type { Config, RerankerConfig, RetrieverConfig } from './config.js';
 import { isModelReranker } from './config.js';
 import { loadConfiguredDataset } from './experiment.js';
@@ -114,14 +115,15 @@ function select(ds: Dataset, sel: ExplainSelection, perQuery: () => ReturnType<t
     return { queries: ds.queries.filter((q) => wanted.has(q.id)), label: `queries ${sel.queries.join(',')}` };
   }
   if (sel.failed) {
-    const k = ks.includes(10) ? 10 : ks[0]!;
+    const k = measureOfKey(mainKey(ks.map((c) => `NDCG@${c}`)))!.k;
     const rows = perQuery();
     return { queries: ds.queries.filter((q) => rows.get(q.id)?.metrics[`Completeness@${k}`] === 0), label: `failed (Completeness@${k} = 0)` };
   }
   if (sel.hurt) {
     if (!isReranked) throw new UserError('--hurt: needs a reranked run (<retriever>/<reranker>, not /none): it selects queries the reranker made worse');
     const rows = perQuery();
-    return { queries: ds.queries.filter((q) => (rows.get(q.id)?.vs_none?.['NDCG@10'] ?? 0) < 0), label: 'hurt (vs_none NDCG@10 < 0)' };
+    const key = mainKey(ks.map((c) => `NDCG@${c}`));
+    return { queries: ds.queries.filter((q) => (rows.get(q.id)?.vs_none?.[key] ?? 0) < 0), label: `hurt (vs_none ${key} < 0)` };
   }
   if (sel.sample !== undefined) {
     if (!Number.isInteger(sel.sample) || sel.sample < 1) throw new UserError(`--sample: expected a positive integer, got ${String(sel.sample)}`);
