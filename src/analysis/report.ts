@@ -18,6 +18,8 @@ import { perQueryRecords, type RunRecords } from './per-query-records.js';
 import { rerankMatrix, type RerankMatrix } from './rerank-matrix.js';
 import { experimentNotes, type Text } from './notes.js';
 import { stageCost, type StageCost } from './stage-cost.js';
+import { queryInfos, skillInfos } from './explorer.js';
+import type { QueryInfo, SkillInfo } from '../formats/explorer-files.js';
 import { leaderboard, runLeaderboardSettings, type Leaderboard } from './leaderboard.js';
 
 export interface Report {
@@ -48,6 +50,9 @@ export interface Report {
   cost: StageCost[];
   /** Every run against the first and against the column's best (leaderboard.ts), with the config's seed and iterations. */
   leaderboard: Leaderboard;
+  /** The explorer's queries and skills (explorer.ts): what queries.jsonl and skills.jsonl hold. */
+  queries: QueryInfo[];
+  skills: SkillInfo[];
 }
 
 export interface AnalyzeOptions {
@@ -73,5 +78,5 @@ export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {
   );
   const records = res.runs.map((r) => perQueryRecords(res, r, res.config.output));
   const board = leaderboard(records, runLeaderboardSettings(res.config.stats));
-  return { result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper: paperReport(res, releases, tolerances), tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res), cost: res.stages.map(stageCost) };
+  return { result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper: paperReport(res, releases, tolerances), tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res), cost: res.stages.map(stageCost), queries: queryInfos(res), skills: skillInfos(res) };
 }

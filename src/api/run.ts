@@ -14,6 +14,7 @@ import { formatPlan } from '../pipeline/plan.js';
 import { isUserFile, runDir, writeResults } from '../report/results-folder.js';
 import { analyze } from '../analysis/report.js';
 import { writeReport } from '../report/html/write.js';
+import { buildReportModel } from '../analysis/report-view.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { recordRuns } from './history.js';
@@ -200,7 +201,7 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       folder = written.folder.input;
       details = escapeControl(renderSummary(report, TERMINAL));
       terminal = renderTerminalSummary(report, { summary: shownPath(join(out, 'summary.md')), html: shownPath(join(out, 'report.html')) });
-      await writeReport(written.folder.input, report.leaderboard, join(staged.staging, 'report.html'), s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
+      await writeReport(buildReportModel(written.folder.input, report.leaderboard), join(staged.staging, 'report.html'), s.useCache ? { cacheDir: s.cacheDir, log: ctx.log } : undefined);
       const info = staged.commit(isUserFile);
       if (info.removedRuns.length > 0) ctx.log(`output: run folders of an earlier config are gone with the old results (not in this config): ${info.removedRuns.join(', ')}`);
       if (info.kept.length > 0) ctx.log(`output: kept files you put in the results folder: ${info.kept.join(', ')}`);

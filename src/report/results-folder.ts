@@ -23,7 +23,6 @@ import { renderSummary } from './summary.js';
 import { breakdownJson } from './breakdown.js';
 import { operatingPointsJson } from './operating-points.js';
 import { QUERIES_FILE, queriesJsonl, SKILLS_FILE, skillsJsonl } from './explorer-files.js';
-import { queryInfos, skillInfos } from '../analysis/explorer.js';
 import { paperJson } from '../paper/published-vs-measured.js';
 import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
@@ -216,8 +215,7 @@ export function resultsFolder(report: Report, extras: ManifestExtras): ResultsFo
   const res = report.result;
   const output = res.config.output;
   const manifest = manifestJson(res, extras);
-  const queries = queryInfos(res);
-  const skills = skillInfos(res);
+  const { queries, skills } = report;
   const files = res.runs.map((r, i) => ({ metrics: metricsJson(report, r), breakdown: breakdownJson(report, report.slices[i]!), operatingPoints: operatingPointsJson(r) }));
   const runs: ReportRun[] = res.runs.map((r, i) => {
     const rec = report.records[i]!;

@@ -1,15 +1,13 @@
 /**
- * Writes report.html, atomically: the page of a results folder as values (formats/report-input.ts)
- * and the leaderboard of its runs (analysis/leaderboard.ts). The `report` command reads the values
- * from files and compares the runs with the settings given; the `run` step passes the folder it has
- * just written and the leaderboard of its report value, both in memory: nothing is read back or
- * compared a second time. Given a cache folder, each chart's SVG comes from the chart cache
- * (svg-cache.ts) when its specification was rendered before.
+ * Writes report.html, atomically, from its model (analysis/report-view.ts `buildReportModel`: the
+ * results folder as values and the leaderboard of its runs), which the caller builds: `run` from the
+ * folder it has just written and its report value's leaderboard, in memory (nothing read back or
+ * compared a second time); `report` from the files, compared with the settings given. Rendering
+ * only. Given a cache folder, each chart's SVG comes from the chart cache (svg-cache.ts) when its
+ * specification was rendered before.
  */
 import { writeFileAtomic } from '../../util/atomic.js';
-import type { ReportInput } from '../../formats/report-input.js';
-import { buildReportModel } from '../../analysis/report-view.js';
-import type { Leaderboard } from '../../analysis/leaderboard.js';
+import type { ReportModel } from '../../analysis/report-view.js';
 import { renderSvg } from './charts.js';
 import { renderReportHtml } from './page.js';
 import { cachedSvgRenderer } from './svg-cache.js';
@@ -20,13 +18,13 @@ export interface ReportCache {
   log?: (line: string) => void;
 }
 
-/** The page of `input` whose leaderboard is `board`. */
-export async function renderReport(input: ReportInput, board: Leaderboard, cache?: ReportCache): Promise<string> {
-  return renderReportHtml(buildReportModel(input, board), cache ? cachedSvgRenderer(cache.cacheDir, cache.log) : renderSvg);
+/** The page of `model`. */
+export async function renderReport(model: ReportModel, cache?: ReportCache): Promise<string> {
+  return renderReportHtml(model, cache ? cachedSvgRenderer(cache.cacheDir, cache.log) : renderSvg);
 }
 
-/** report.html at `out`: the page of `input` whose leaderboard is `board`. */
-export async function writeReport(input: ReportInput, board: Leaderboard, out: string, cache?: ReportCache): Promise<string> {
-  writeFileAtomic(out, await renderReport(input, board, cache));
+/** report.html at `out`: the page of `model`. */
+export async function writeReport(model: ReportModel, out: string, cache?: ReportCache): Promise<string> {
+  writeFileAtomic(out, await renderReport(model, cache));
   return out;
 }
