@@ -54,6 +54,20 @@ export function importSpecifiers(text: string): string[] {
   return specs;
 }
 
+/** The specifiers a file imports as values (a type-only import, `import type` or every name `type`, left out). */
+export function valueImportSpecifiers(text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  const specs: string[] = [];
+  for (const m of code.matchAll(/(?:^|[;\s])(import|export)\s+(type\s+)?([^;'"`]*?)\sfrom\s*['"]([^'"]+)['"]/g)) {
+    if (m[2]) continue;
+    const names = /^\{([\s\S]*)\}$/.exec(m[3]!.trim());
+    if (names && names[1]!.split(',').map((n) => n.trim()).filter(Boolean).every((n) => n.startsWith('type '))) continue;
+    specs.push(m[4]!);
+  }
+  for (const m of code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) specs.push(m[1]!);
+  return specs;
+}
+
 /** `src/retrieval/dense/x.ts` → `retrieval`; `src/cli.ts` → `cli`. */
 function folderOf(file: string): string {
   const rel = relative(SRC, file).split(/[\\/]/);
@@ -158,6 +172,23 @@ describe('architecture', () => {
 
   it('no cycle between files', () => {
     expect(cyclesOf(unitGraph((f) => relative(SRC, f)))).toEqual([]);
+  });
+
+  it('renderers compute nothing: report/ imports analysis/, significance/ and stats/ as types only', () => {
+    const computing = ['analysis', 'significance', 'stats'];
+    const found: string[] = [];
+    for (const file of sourceFiles(join(SRC, 'report')))
+      for (const spec of valueImportSpecifiers(readFileSync(file, 'utf8'))) {
+        if (!spec.startsWith('.')) continue;
+        const to = folderOf(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+        if (computing.includes(to)) found.push(`${relative(SRC, file)} → ${spec}`);
+      }
+    expect(found).toEqual([]);
+  });
+
+  it('tells value imports from type-only ones', () => {
+    const text = ["import type { A } from '../analysis/a.js';", "import { b } from '../analysis/b.js';", "import { type C, type D } from '../analysis/c.js';", "import { type E, f } from '../analysis/e.js';", "export { g } from '../analysis/g.js';"].join('\n');
+    expect(valueImportSpecifiers(text)).toEqual(['../analysis/b.js', '../analysis/e.js', '../analysis/g.js']);
   });
 
   it('finds a cycle when there is one (the check has teeth)', () => {
