@@ -6,10 +6,9 @@
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { strategyOf } from '../pipeline/query-strategy.js';
 import { strategyLabel } from '../query/strategy.js';
-import { formatPercentDelta } from '../metrics/official-percent.js';
 import { formatFixed } from '../util/python-round.js';
 import { MARKDOWN, type Medium } from './medium.js';
-import { pct, pval, signedPct } from './cells.js';
+import { onOffCells, onOffCounts } from './cells.js';
 
 
 /** The strategies of a run ("sentences·rrf", "whole / sentences·max"); '' when both sides are whole. */
@@ -52,13 +51,8 @@ export function renderStrategySection(res: ExperimentResult, shown: readonly str
         i === 0 ? `${m.esc(r.vsWhole.baseline.retriever)} / ${m.esc(r.vsWhole.baseline.reranker)}` : '',
         i === 0 ? seg : '',
         key,
-        pct(s.base),
-        pct(s.treated),
-        formatPercentDelta(s.base, s.treated),
-        pval(s.randomization.pValue),
-        pval(s.tTest.pValue),
-        `[${signedPct(s.bootstrap.low)}, ${signedPct(s.bootstrap.high)}]`,
-        i === 0 ? `${a.counts.helped} / ${a.counts.hurt} / ${a.counts.unchanged}` : '',
+        ...onOffCells(s),
+        i === 0 ? onOffCounts(a) : '',
       ]);
     });
   }

@@ -20,7 +20,7 @@ import { renderPaperSection } from './published-section.js';
 import { renderSliceSection } from './breakdown.js';
 import { renderStrategySection, runName } from './strategies.js';
 import { renderOperatingPointsSection } from './operating-points.js';
-import { pct, pval, signedPct } from './cells.js';
+import { onOffCells, onOffCounts, pct } from './cells.js';
 import { plural } from '../util/plural.js';
 
 
@@ -89,13 +89,8 @@ export function renderSummary(report: Report, m: Medium = MARKDOWN): string {
           i === 0 ? m.esc(r.retriever) : '',
           i === 0 ? `${m.esc(r.reranker)}${r.onOff!.oracle ? ' (oracle pool)' : ''}` : '',
           k,
-          pct(s.base),
-          pct(s.treated),
-          formatPercentDelta(s.base, s.treated),
-          pval(s.randomization.pValue),
-          pval(s.tTest.pValue),
-          `[${signedPct(s.bootstrap.low)}, ${signedPct(s.bootstrap.high)}]`,
-          i === 0 ? `${a.counts.helped} / ${a.counts.hurt} / ${a.counts.unchanged}` : '',
+          ...onOffCells(s),
+          i === 0 ? onOffCounts(a) : '',
           i === 0 ? `${pct(r.onOff!.ceiling[`Recall@${N}`])} / ${pct(r.onOff!.ceiling[`Completeness@${N}`])} (N=${N})` : '',
         ]);
       });
