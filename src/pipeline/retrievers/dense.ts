@@ -42,11 +42,12 @@ export type DenseConfig = z.output<typeof schema>;
 const EMBEDDER_NAMES = EMBEDDER_PRESETS.flatMap((p) => [p.name, ...p.aliases]);
 
 /** The `index:` mapping as src/retrieval/dense/ takes it. */
-/** The retrieval spec a dense config names (local model; the one mapping `run` and `explain` use). */
-export function denseSpec(r: DenseConfig, configDir: string): DenseSpec {
+/**
+ * The encoder options a dense config sets, local or served: the one mapping of the config's
+ * snake_case keys (only those set, in this order) to the specs' fields.
+ */
+function encoderOptions(r: DenseConfig) {
   return {
-    id: r.id,
-    model: resolveModelRef(r.model, configDir),
     ...(r.query_prefix !== undefined ? { queryPrefix: r.query_prefix } : {}),
     ...(r.doc_prefix !== undefined ? { docPrefix: r.doc_prefix } : {}),
     ...(r.pooling !== undefined ? { pooling: r.pooling } : {}),
@@ -55,6 +56,15 @@ export function denseSpec(r: DenseConfig, configDir: string): DenseSpec {
     ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
     ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
     ...(r.threads !== undefined ? { threads: r.threads } : {}),
+  };
+}
+
+/** The retrieval spec a dense config names (local model; the one mapping `run` and `explain` use). */
+export function denseSpec(r: DenseConfig, configDir: string): DenseSpec {
+  return {
+    id: r.id,
+    model: resolveModelRef(r.model, configDir),
+    ...encoderOptions(r),
     ...(r.vector_precision !== undefined ? { vectorPrecision: r.vector_precision } : {}),
     topK: r.top_k,
     index: indexSpec(r),
@@ -80,14 +90,7 @@ async function remoteDenseRun(
       id: r.id,
       model: r.model,
       endpoint: endpointFromConfig(r.endpoint),
-      ...(r.query_prefix !== undefined ? { queryPrefix: r.query_prefix } : {}),
-      ...(r.doc_prefix !== undefined ? { docPrefix: r.doc_prefix } : {}),
-      ...(r.normalize !== undefined ? { normalize: r.normalize } : {}),
-      ...(r.batch_size !== undefined ? { batchSize: r.batch_size } : {}),
-      ...(r.threads !== undefined ? { threads: r.threads } : {}),
-      ...(r.pooling !== undefined ? { pooling: r.pooling } : {}),
-      ...(r.dtype !== undefined ? { dtype: r.dtype } : {}),
-      ...(r.max_tokens !== undefined ? { maxTokens: r.max_tokens } : {}),
+      ...encoderOptions(r),
       topK: r.top_k,
       index: indexSpec(r),
     },
