@@ -196,7 +196,7 @@ describe('rerank pool and rerankRun', () => {
     ['d', 'd'],
   ]);
 
-  it('pool = first depth in trec order (score desc, id desc), then unknown ids dropped', () => {
+  it("pool = first depth by score, ties in the first stage's own order (Python's stable sorted), then unknown ids dropped", () => {
     const cands = [
       { docId: 'a', score: 1 },
       { docId: 'zz', score: 3 },
@@ -204,10 +204,14 @@ describe('rerank pool and rerankRun', () => {
       { docId: 'c', score: 2 },
       { docId: 'd', score: 0.5 },
     ];
-    // trec order: zz(3), c(2), b(2), a(1), d(0.5)
-    expect(rerankPool(cands, 3, docs)).toEqual({ pool: ['c', 'b'], skipped: 1 });
-    expect(rerankPool(cands, 20, docs)).toEqual({ pool: ['c', 'b', 'a', 'd'], skipped: 1 });
+    // by score, ties as given: zz(3), b(2), c(2), a(1), d(0.5) (trec order would put c before b)
+    expect(rerankPool(cands, 3, docs)).toEqual({ pool: ['b', 'c'], skipped: 1 });
+    expect(rerankPool(cands, 20, docs)).toEqual({ pool: ['b', 'c', 'a', 'd'], skipped: 1 });
     expect(rerankPool([], 20, docs)).toEqual({ pool: [], skipped: 0 });
+    // A tie straddling the depth: the official pool takes the tied candidate listed first (b), where
+    // trec order (id descending) would take c.
+    expect(rerankPool(cands, 2, docs)).toEqual({ pool: ['b'], skipped: 1 });
+    expect(rerankPool([{ docId: 'a', score: 1 }, { docId: 'c', score: 1 }, { docId: 'b', score: 1 }], 2, docs).pool).toEqual(['a', 'c']);
   });
 
   it('scores (query, doc) pairs of all queries in one call; the reranker score replaces the first-stage one', async () => {

@@ -183,8 +183,14 @@ interface StageKindBase<S extends z.ZodObject, C extends StageConfig = z.output<
 /** A kind of first stage: bm25, dense, run, fusion, … */
 export interface FirstStageKind<S extends z.ZodObject = z.ZodObject, C extends StageConfig & { top_k: number } = z.output<S> & StageConfig & { top_k: number }>
   extends StageKindBase<S, C> {
-  /** The run over every evaluated query (the orchestrator keeps each query's top_k in trec order). */
+  /** The run over every evaluated query (the orchestrator keeps each query's top_k: pipeline/first-stage.ts). */
   run(ctx: StageContext, c: C, input: FirstStageInput): Promise<FirstStageOutput>;
+  /**
+   * The run's lists come in an order of their own that the official code keeps among equal scores
+   * (a saved run: its file's order), so the top_k cut and the rerank pool keep it too. Otherwise
+   * each list is put in trec order (score desc, doc id desc) first.
+   */
+  ownOrder?: boolean;
   /**
    * `explain`'s scorer of texts over the corpus `docs` (from the run's caches where it can), or why
    * this entry cannot be explained. A kind without it is not explained.

@@ -91,6 +91,19 @@ export function trecOrder(docs: readonly ScoredDoc[]): ScoredDoc[] {
 }
 
 /**
+ * Returns a new array of `docs` by score descending, ties kept in the list's own order: Python's
+ * `sorted(items, key=score, reverse=True)`, which is stable. The official reranking orders a first
+ * stage's candidates so before cutting the pool (docs/protocol.md §5), and the first stage's top_k
+ * cut follows it: a saved run keeps its file's order among equal scores, and every stage of this
+ * tool hands on trec order (for which this is trec order again). Scores are expected finite.
+ */
+export function scoreOrder(docs: readonly ScoredDoc[]): ScoredDoc[] {
+  let sorted = true;
+  for (let i = 1; i < docs.length && sorted; i++) sorted = docs[i - 1]!.score >= docs[i]!.score;
+  return sorted ? docs.slice() : [...docs].sort((a, b) => (a.score === b.score ? 0 : a.score > b.score ? -1 : 1));
+}
+
+/**
  * tieRank[i] = position of id i in ascending UTF-8 byte order (0 = smallest): with equal scores a
  * larger rank wins, which is trec_eval's rule, for searches that compare integers in a hot loop.
  * Duplicate ids get distinct ranks (by position) so the order stays total and deterministic.

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { Run, ScoredDoc } from '../core/types.js';
-import { trecOrder } from '../metrics/rank.js';
+import { scoreOrder } from '../metrics/rank.js';
 import { gloveRerankerDir } from '../models/glove/names.js';
 import { assertHubFilesPresent, configureTransformersEnv, describeModel, resolveModel } from '../models/resolve.js';
 import type { StageContext } from '../core/context.js';
@@ -198,9 +198,12 @@ export type RerankInfo = {
   cachedPairs: number;
 };
 
-/** The pool of one query: first `depth` candidates in trec order, then unknown ids dropped. */
+/**
+ * The pool of one query, as the official code cuts it: the first `depth` candidates by score,
+ * ties in the first stage's own order (metrics/rank.ts `scoreOrder`), then unknown ids dropped.
+ */
 export function rerankPool(candidates: readonly ScoredDoc[], depth: number, docs: ReadonlyMap<string, string>): { pool: string[]; skipped: number } {
-  const top = trecOrder(candidates).slice(0, Math.max(0, depth));
+  const top = scoreOrder(candidates).slice(0, Math.max(0, depth));
   const pool: string[] = [];
   let skipped = 0;
   for (const c of top) {

@@ -18,6 +18,9 @@ export const runFileRetriever = defineFirstStage({
   }),
   resolve: (r, abs) => ({ ...r, path: abs(r.path) }),
   describe: (r) => `saved run ${r.path} (top_k=${r.top_k})`,
+  // Equal scores keep the file's order through the top_k cut and the rerank pool, as the official
+  // reranking keeps a first stage's order (docs/protocol.md §5).
+  ownOrder: true,
   resources(r, _rc, issue) {
     let st;
     try {
