@@ -8,7 +8,7 @@
  *    pass, batch-size invariance, SkillRouter template, the padding check;
  *  - createReranker + rerankRun end to end on local folders, with the score cache.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,6 +209,38 @@ describe('qwen3 yes/no reranker (tiny Qwen3-shaped decoder)', () => {
     await r.score([{ query: 'q', doc: 'a long document '.repeat(20) }, { query: 'q', doc: 'd' }]);
     expect(r.stats().truncatedPairs).toBe(1);
     await expect(loadQwen3(q3Opts(info.dir, { maxTokens: fixed }))).rejects.toThrow(/max_tokens/);
+  });
+
+  it("keeps the special tokens the tokenizer's post-processor adds to the body, as the official call does, and names them at load", async () => {
+    // A fine-tuned checkpoint whose post-processor appends an end token to every sequence.
+    const dir = join(root, 'dec-eos');
+    cpSync(info.dir, dir, { recursive: true });
+    const path = join(dir, 'tokenizer.json');
+    const tj = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    const eos = '<|endoftext|>';
+    tj.post_processor = {
+      type: 'TemplateProcessing',
+      single: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: eos, type_id: 0 } }],
+      pair: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: eos, type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: eos, type_id: 0 } }],
+      special_tokens: { [eos]: { id: eos, ids: [info.ids[eos]], tokens: [eos] } },
+    };
+    writeFileSync(path, JSON.stringify(tj));
+    const lines: string[] = [];
+    const r = await loadQwen3(q3Opts(dir, { log: (l) => lines.push(l) }));
+    expect(lines.filter((l) => l.includes('adds'))).toEqual([`reranker "q3": the tokenizer adds "${eos}" to the body, as the official tokenizer call does (special tokens on)`]);
+    expect(r.describe().bodySpecialTokens).toEqual([eos]);
+    const enc = (t: string) => r.tokenizer._tokenizer.encode(t, { add_special_tokens: false }).ids;
+    const body = qwen3Body('qwen3', SKILL_INSTRUCTION, 'q', 'd');
+    expect(r.encodePair('q', 'd').ids).toEqual([...enc(QWEN3_PREFIX), ...enc(body), info.ids[eos], ...enc(QWEN3_SUFFIX)]);
+    // The body's max_length counts the special token: 200 tokens = 199 of content + the end token.
+    const fixed = r.prefixIds.length + r.suffixIds.length;
+    const cut = await loadQwen3(q3Opts(dir, { maxTokens: fixed + 200 }));
+    const long = cut.encodePair('q', 'a long document '.repeat(20));
+    expect(long.truncated).toBe(true);
+    expect(long.ids).toHaveLength(fixed + 200);
+    expect(decodeExact(cut, long.ids)).toBe(QWEN3_PREFIX + qwen3Body('qwen3', SKILL_INSTRUCTION, 'q', 'a long document '.repeat(20)).slice(0, 199) + eos + QWEN3_SUFFIX);
+    // Qwen3's own tokenizer adds none: the body is its plain tokens (the test above), and no line.
+    expect(q3.bodySpecials).toEqual({ before: [], after: [], tokens: [] });
   });
 
   it('P(yes) = softmax of the raw yes/no logits of an independent forward pass', async () => {

@@ -52,7 +52,7 @@ function docsOf(trec: string): Map<string, string[]> {
 
 async function run(f: string) {
   const r = await runCli(['run', f, '--quiet', '--cache-dir', join(dir, 'cache')]);
-  expect(r.code, r.stderr).toBe(0);
+  expect(r.code, r.err).toBe(0);
 }
 
 describe('saved runs keep their order among ties', () => {

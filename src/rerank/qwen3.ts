@@ -2,8 +2,13 @@
  * Qwen3-Reranker yes/no scorer (Qwen3-Reranker 0.6B/4B/8B, SkillRet-Reranker, SkillRouter-Reranker)
  * on transformers.js AutoModelForCausalLM, exactly as docs/protocol.md §5:
  *  - prefix and suffix tokenised without special tokens (once);
- *  - body (qwen3-template.ts) tokenised without special tokens, tail cut to
- *    maxTokens - len(prefix) - len(suffix);
+ *  - body (qwen3-template.ts) tokenised as the official call does (`tokenizer(body, truncation=True,
+ *    max_length=maxTokens - len(prefix) - len(suffix))`, special tokens on): its content tail cut
+ *    to that budget minus the special tokens the tokenizer's post-processor adds to one sequence,
+ *    then those tokens put where the post-processor puts them. Qwen3's post-processor (ByteLevel)
+ *    adds none, so for Qwen3-Reranker the body is its plain tokens; a checkpoint whose
+ *    post-processor adds some (a fine-tuned one appending an end token) gets them, and the load
+ *    names them in one line;
  *  - ids = prefix + body + suffix; batches LEFT-padded with an attention mask (transformers.js
  *    derives position ids from the mask and feeds an empty key/value cache: no generation);
  *  - score = P(yes) = softmax([logit(yes), logit(no)]) at the last position, with the ids of the
@@ -52,12 +57,37 @@ export interface YesNoLogits {
   no: number;
 }
 
+/**
+ * The special tokens a tokenizer's post-processor puts around one sequence (Hugging Face
+ * `add_special_tokens=True` for a single text), split at the sequence: read from the post-processor
+ * itself on a one-token marker. None without a post-processor or for ByteLevel (Qwen3's).
+ */
+export function sequenceSpecials(tokenizer: PreTrainedTokenizer, id: string): { before: number[]; after: number[]; tokens: string[] } {
+  const pp = tokenizer._tokenizer.post_processor as { post_process(a: string[], b: string[] | null, add: boolean): { tokens: string[]; tokens_pair?: string[] | null } } | null;
+  if (!pp) return { before: [], after: [], tokens: [] };
+  const marker = '\u0000skillret-body\u0000';
+  const out = pp.post_process([marker], null, true);
+  const tokens = out.tokens_pair ? [...out.tokens, ...out.tokens_pair] : out.tokens;
+  const at = tokens.indexOf(marker);
+  if (at < 0 || tokens.lastIndexOf(marker) !== at) throw new UserError(`reranker "${id}": the tokenizer's post-processor does not keep one sequence whole: not a supported tokenizer`);
+  const idOf = (t: string): number => {
+    const v = tokenizer._tokenizer.token_to_id(t);
+    if (typeof v !== 'number') throw new UserError(`reranker "${id}": the post-processor's special token ${JSON.stringify(t)} has no id in the tokenizer`);
+    return v;
+  };
+  const before = tokens.slice(0, at);
+  const after = tokens.slice(at + 1);
+  return { before: before.map(idOf), after: after.map(idOf), tokens: [...before, ...after] };
+}
+
 export class Qwen3Reranker implements Reranker, PairScorer<Qwen3Input> {
   readonly prefixIds: number[];
   readonly suffixIds: number[];
   readonly yesId: number;
   readonly noId: number;
   readonly bodyBudget: number;
+  /** Special tokens the tokenizer's post-processor puts before and after one sequence (the body). */
+  readonly bodySpecials: { before: number[]; after: number[]; tokens: string[] };
   /** false after a failed padding check: batches then hold inputs of one length only. */
   padding = true;
   /** The export takes `num_logits_to_keep`: only the last position's logits are computed. */
@@ -79,10 +109,15 @@ export class Qwen3Reranker implements Reranker, PairScorer<Qwen3Input> {
     }
     this.yesId = yes;
     this.noId = no;
+    this.bodySpecials = sequenceSpecials(tokenizer, opts.id);
+    const specials = this.bodySpecials.before.length + this.bodySpecials.after.length;
     try {
-      this.bodyBudget = bodyBudget(opts.maxTokens, this.prefixIds.length, this.suffixIds.length);
+      this.bodyBudget = bodyBudget(opts.maxTokens, this.prefixIds.length + specials, this.suffixIds.length);
     } catch (e) {
       throw new UserError(`reranker "${opts.id}": max_tokens: ${(e as Error).message}`);
+    }
+    if (specials > 0) {
+      opts.log?.(`reranker "${opts.id}": the tokenizer adds ${this.bodySpecials.tokens.map((t) => JSON.stringify(t)).join(', ')} to the body, as the official tokenizer call does (special tokens on)`);
     }
     const session = (model.sessions as Record<string, { inputNames: string[] }>).model;
     this.keepLast = Boolean(session?.inputNames.includes('num_logits_to_keep'));
@@ -101,6 +136,7 @@ export class Qwen3Reranker implements Reranker, PairScorer<Qwen3Input> {
       instruction: this.opts.instruction,
       maxTokens: this.opts.maxTokens,
       truncation: 'body tail cut to max_tokens - prefix - suffix',
+      ...(this.bodySpecials.tokens.length > 0 ? { bodySpecialTokens: this.bodySpecials.tokens } : {}),
       padding: this.padding ? 'left' : 'none (left padding changed scores: equal-length batches only)',
       logits: this.keepLast ? 'last position only (num_logits_to_keep)' : 'all positions',
       batchSize: this.opts.batchSize,
@@ -115,12 +151,13 @@ export class Qwen3Reranker implements Reranker, PairScorer<Qwen3Input> {
     return { ...this.counters };
   }
 
-  /** prefix + body (cut to the budget) + suffix ids of one pair. */
+  /** prefix + body (its content cut to the budget, with its special tokens) + suffix ids of one pair. */
   encodePair(query: string, doc: string): Qwen3Input {
     const body = this.encode(qwen3Body(this.opts.template, this.opts.instruction, query, doc));
     const truncated = body.length > this.bodyBudget;
     const kept = truncated ? body.slice(0, this.bodyBudget) : body;
-    return { ids: [...this.prefixIds, ...kept, ...this.suffixIds], truncated };
+    const { before, after } = this.bodySpecials;
+    return { ids: [...this.prefixIds, ...before, ...kept, ...after, ...this.suffixIds], truncated };
   }
 
   /** One forward pass over already-encoded inputs (left padded): raw yes/no logits per input. */

@@ -154,6 +154,8 @@ export async function createLocalReranker<X extends Record<string, unknown>>(ctx
         batching: 'length-buckets-v1',
         batchSize: d.batchSize,
         ...(typeof d.padding === 'string' ? { padding: d.padding } : {}),
+        // A Qwen3-style body's special tokens (none for Qwen3's own tokenizer, so its keys are unchanged).
+        ...(Array.isArray(d.bodySpecialTokens) ? { bodySpecialTokens: d.bodySpecialTokens } : {}),
         ...settings,
       };
       cache = ScoreCache.open(store, scorerKey(key), { ...key, model: describeModel(resolved) });
