@@ -149,12 +149,15 @@ describe('embedder presets', () => {
     const p = (n: string) => findEmbedderPreset(n)!;
     expect(SKILL_INSTRUCTION).toBe('Instruct: Given a skill search query, retrieve relevant skills that match the query\nQuery: ');
     expect(SKILL_INSTRUCTION.endsWith(' ')).toBe(true);
-    expect(p('Qwen/Qwen3-Embedding-0.6B')).toMatchObject({ queryPrefix: SKILL_INSTRUCTION, docPrefix: '', pooling: 'last_token', maxTokens: 32768, hubId: 'onnx-community/Qwen3-Embedding-0.6B-ONNX' });
-    for (const n of ['BAAI/bge-small-en-v1.5', 'BAAI/bge-large-en-v1.5', 'Snowflake/snowflake-arctic-embed-s']) {
-      expect(p(n)).toMatchObject({ queryPrefix: 'Represent this sentence for searching relevant passages: ', docPrefix: '', pooling: 'cls', maxTokens: 512, normalize: true });
+    // Documents (and bge/e5 queries) go through sentence-transformers' encode_document / encode_query
+    // in the official code: the model's role prompt, if it defines one, then the benchmark's prefix.
+    expect(p('Qwen/Qwen3-Embedding-0.6B')).toMatchObject({ queryPrefix: SKILL_INSTRUCTION, docPrefix: { roleDefault: true }, pooling: 'last_token', maxTokens: 32768, hubId: 'onnx-community/Qwen3-Embedding-0.6B-ONNX' });
+    for (const n of ['BAAI/bge-small-en-v1.5', 'BAAI/bge-large-en-v1.5']) {
+      expect(p(n)).toMatchObject({ queryPrefix: { roleDefault: true, prefix: 'Represent this sentence for searching relevant passages: ' }, docPrefix: { roleDefault: true }, pooling: 'cls', maxTokens: 512, normalize: true });
     }
+    expect(p('Snowflake/snowflake-arctic-embed-s')).toMatchObject({ queryPrefix: { ownPrompt: 'query', fallback: 'Represent this sentence for searching relevant passages: ' }, docPrefix: { roleDefault: true }, pooling: 'cls', maxTokens: 512, normalize: true });
     for (const n of ['intfloat/e5-small-v2', 'intfloat/e5-large-v2']) {
-      expect(p(n)).toMatchObject({ queryPrefix: 'query: ', docPrefix: 'passage: ', pooling: 'mean', maxTokens: 512 });
+      expect(p(n)).toMatchObject({ queryPrefix: { roleDefault: true, prefix: 'query: ' }, docPrefix: { roleDefault: true, prefix: 'passage: ' }, pooling: 'mean', maxTokens: 512 });
     }
     expect(p('glove-6b-100d-static')).toMatchObject({ hubId: null, localFolder: 'glove-6b-100d-static', pooling: 'mean', normalize: true });
     expect(findEmbedderPreset('bge-small')).toBeUndefined(); // no substring matching

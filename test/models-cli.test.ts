@@ -8,7 +8,7 @@ describe('models list', () => {
   it('lists every preset with its exact prompts', () => {
     const text = modelsListCommand({ format: 'table' });
     expect(text).toContain('bge-small-en-v1.5  (hub Xenova/bge-small-en-v1.5; paper: BAAI/bge-small-en-v1.5)');
-    expect(text).toContain('query prefix "query: ", doc prefix "passage: "');
+    expect(text).toContain('query prefix the model\'s prompt for the role, if any, then "query: ", doc prefix the model\'s prompt for the role, if any, then "passage: "');
     expect(text).toContain('query prefix "Instruct: Given a skill search query, retrieve relevant skills that match the query\\nQuery: "');
     expect(text).toContain('glove-6b-100d-maxsim');
     const json = JSON.parse(modelsListCommand({ format: 'json' }));

@@ -15,7 +15,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveModel } from '../src/models/resolve.js';
 import { fetchStFiles } from '../src/models/st-fetch.js';
-import { EMBEDDER_PRESETS, findEmbedderPreset, SKILL_INSTRUCTION, type EmbedderPreset, type PromptSetting } from '../src/models/embedder-presets.js';
+import { BGE_QUERY_PREFIX, EMBEDDER_PRESETS, findEmbedderPreset, SKILL_INSTRUCTION, type EmbedderPreset, type PromptSetting } from '../src/models/embedder-presets.js';
 import { findRerankerPreset, RERANKER_PRESETS } from '../src/models/reranker-presets.js';
 import { readStConfig } from '../src/models/st-config.js';
 import { resolveEmbedderSettings } from '../src/models/embedder-settings.js';
@@ -100,8 +100,13 @@ function expectPrompt(cell: string, got: PromptSetting, name: string): void {
   if (cell === 'S') expect(got, name).toBe(SKILL_INSTRUCTION);
   else if (cell.startsWith('instruction `')) expect(got, name).toBe(JSON.parse(/`("[^`]*")`/.exec(cell)![1]!));
   else if (cell === 'none') expect(got, name).toBe('');
-  else if (lit) expect(got, name).toBe(JSON.parse(lit[1]!));
-  else if (cell.startsWith('own') && cell.includes('= bge string')) expect(got, name).toBe('Represent this sentence for searching relevant passages: ');
+  else if (lit) {
+    // A literal prefix: exactly it, or (sentence-transformers path, encode_query / encode_document)
+    // the model's role prompt, if it defines one, followed by it.
+    const want = JSON.parse(lit[1]!) as string;
+    if (typeof got === 'string') expect(got, name).toBe(want);
+    else expect(got, name).toEqual(want === '' ? { roleDefault: true } : { roleDefault: true, prefix: want });
+  } else if (cell.startsWith('own') && cell.includes('= bge string')) expect(got, name).toEqual({ ownPrompt: 'query', fallback: 'Represent this sentence for searching relevant passages: ' });
   else if (/own `(\w+)` prompt/.test(cell)) expect(got, name).toEqual({ ownPrompt: /own `(\w+)` prompt/.exec(cell)![1] });
   else if (cell.startsWith('own')) expect(got, name).toEqual({ roleDefault: true });
   else throw new Error(`unparsed protocol cell ${cell}`);
@@ -179,6 +184,31 @@ describe('a model folder with sentence-transformers files', () => {
     buildTinyEncoder(dir, { seed: 6, sentenceTransformers: { pooling: 'lasttoken', prompts: { query: 'q: ', retrieval: 'r: ' }, defaultPromptName: 'retrieval' } });
     const s = resolveEmbedderSettings({ spec: {}, preset: null, st: readStConfig(dir), where: 'retrievers.x', folder: dir });
     expect(s).toMatchObject({ queryPrefix: 'q: ', docPrefix: 'r: ', pooling: 'last_token', normalize: true, maxTokens: null });
+  });
+
+  it("presets on the sentence-transformers path take the role prompts of the model's own files, and record which applied", () => {
+    // As the official code calls sentence-transformers: bge and e5 put their prefix into the text and
+    // call encode_query / encode_document, which add the model's role prompt first; Qwen3 and SkillRet
+    // pass their query prompt explicitly (no role prompt added) and encode documents with
+    // encode_document; arctic names its own `query` prompt (the bge string when the folder lacks it).
+    const withPrompts = join(root, 'st-role-prompts');
+    buildTinyEncoder(withPrompts, { seed: 11, sentenceTransformers: { pooling: 'cls', prompts: { query: 'Q| ', document: 'D| ' } } });
+    const plain = join(root, 'st-role-none');
+    buildTinyEncoder(plain, { seed: 12, sentenceTransformers: { pooling: 'cls' } });
+    const settings = (preset: string, dir: string) => {
+      const s = resolveEmbedderSettings({ spec: {}, preset: findEmbedderPreset(preset)!, st: readStConfig(dir), where: 'retrievers.x', folder: dir });
+      return { q: s.queryPrefix, d: s.docPrefix, qs: s.sources.queryPrefix, ds: s.sources.docPrefix };
+    };
+    expect(settings('bge-small-en-v1.5', withPrompts)).toEqual({ q: `Q| ${BGE_QUERY_PREFIX}`, d: 'D| ', qs: 'model files', ds: 'model files' });
+    expect(settings('bge-small-en-v1.5', plain)).toEqual({ q: BGE_QUERY_PREFIX, d: '', qs: 'preset', ds: 'default' });
+    expect(settings('e5-small-v2', withPrompts)).toEqual({ q: 'Q| query: ', d: 'D| passage: ', qs: 'model files', ds: 'model files' });
+    expect(settings('e5-small-v2', plain)).toEqual({ q: 'query: ', d: 'passage: ', qs: 'preset', ds: 'preset' });
+    for (const n of ['Qwen3-Embedding-0.6B', 'SkillRet-Embedding-0.6B']) {
+      expect(settings(n, withPrompts)).toEqual({ q: SKILL_INSTRUCTION, d: 'D| ', qs: 'preset', ds: 'model files' });
+      expect(settings(n, plain)).toEqual({ q: SKILL_INSTRUCTION, d: '', qs: 'preset', ds: 'default' });
+    }
+    expect(settings('snowflake-arctic-embed-s', withPrompts)).toEqual({ q: 'Q| ', d: 'D| ', qs: 'model files', ds: 'model files' });
+    expect(settings('snowflake-arctic-embed-s', plain)).toEqual({ q: BGE_QUERY_PREFIX, d: '', qs: 'preset', ds: 'default' });
   });
 
   it('a folder that says nothing about pooling is refused in one line naming the setting', async () => {

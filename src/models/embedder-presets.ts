@@ -19,13 +19,17 @@ export type Pooling = 'cls' | 'mean' | 'last_token';
 /**
  * What goes in front of a text of one role:
  * - a string: exactly this prefix (the benchmark's own prompt or prefix);
- * - `{ ownPrompt: name }`: the model's sentence-transformers prompt of that name (official
- *   `prompt_name=...`); the model folder must define it;
- * - `{ roleDefault: true }`: what sentence-transformers' `encode_query` / `encode_document` add
- *   when the benchmark sets nothing: the model's prompt for the role (`query`; `document`,
- *   `passage` or `corpus`) if it defines one, else its `default_prompt_name` prompt, else "".
+ * - `{ ownPrompt: name, fallback? }`: the model's sentence-transformers prompt of that name
+ *   (official `prompt_name=...`); a model folder without it takes `fallback` (the text that prompt
+ *   holds in the official checkpoint), and without a fallback is refused;
+ * - `{ roleDefault: true, prefix? }`: what sentence-transformers' `encode_query` /
+ *   `encode_document` add when the benchmark passes no prompt: the model's prompt for the role
+ *   (`query`; `document`, `passage` or `corpus`) if it defines one, else its `default_prompt_name`
+ *   prompt, else "", followed by `prefix`, the benchmark's own prefix that the official code puts
+ *   into the text itself (`query_prefix` / `doc_prefix` of its model config).
+ * Which one applied is recorded per role (embedder-settings.ts `sources`).
  */
-export type PromptSetting = string | { ownPrompt: string } | { roleDefault: true };
+export type PromptSetting = string | { ownPrompt: string; fallback?: string } | { roleDefault: true; prefix?: string };
 
 export interface EmbedderPreset {
   /** Short preset name, e.g. `bge-small-en-v1.5`. */
@@ -149,8 +153,8 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     hubId: 'Xenova/bge-small-en-v1.5',
     localFolder: null,
     exportCommand: null,
-    queryPrefix: BGE_QUERY_PREFIX,
-    docPrefix: '',
+    queryPrefix: { roleDefault: true, prefix: BGE_QUERY_PREFIX },
+    docPrefix: { roleDefault: true },
     pooling: 'cls',
     normalize: true,
     maxTokens: 512,
@@ -166,8 +170,8 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     hubId: 'Xenova/bge-large-en-v1.5',
     localFolder: null,
     exportCommand: null,
-    queryPrefix: BGE_QUERY_PREFIX,
-    docPrefix: '',
+    queryPrefix: { roleDefault: true, prefix: BGE_QUERY_PREFIX },
+    docPrefix: { roleDefault: true },
     pooling: 'cls',
     normalize: true,
     maxTokens: 512,
@@ -183,8 +187,8 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     hubId: 'Snowflake/snowflake-arctic-embed-s',
     localFolder: null,
     exportCommand: null,
-    queryPrefix: BGE_QUERY_PREFIX,
-    docPrefix: '',
+    queryPrefix: { ownPrompt: 'query', fallback: BGE_QUERY_PREFIX },
+    docPrefix: { roleDefault: true },
     pooling: 'cls',
     normalize: true,
     maxTokens: 512,
@@ -202,8 +206,8 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     hubId: 'Xenova/e5-small-v2',
     localFolder: null,
     exportCommand: null,
-    queryPrefix: 'query: ',
-    docPrefix: 'passage: ',
+    queryPrefix: { roleDefault: true, prefix: 'query: ' },
+    docPrefix: { roleDefault: true, prefix: 'passage: ' },
     pooling: 'mean',
     normalize: true,
     maxTokens: 512,
@@ -219,8 +223,8 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     hubId: 'Xenova/e5-large-v2',
     localFolder: null,
     exportCommand: null,
-    queryPrefix: 'query: ',
-    docPrefix: 'passage: ',
+    queryPrefix: { roleDefault: true, prefix: 'query: ' },
+    docPrefix: { roleDefault: true, prefix: 'passage: ' },
     pooling: 'mean',
     normalize: true,
     maxTokens: 512,
@@ -286,7 +290,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     paperModel: 'Qwen/Qwen3-Embedding-0.6B',
     hubId: 'onnx-community/Qwen3-Embedding-0.6B-ONNX',
     queryPrefix: SKILL_INSTRUCTION,
-    docPrefix: '',
+    docPrefix: { roleDefault: true },
     pooling: 'last_token',
     normalize: true,
     maxTokens: 32768,
@@ -301,7 +305,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     name: 'Qwen3-Embedding-8B',
     paperModel: 'Qwen/Qwen3-Embedding-8B',
     queryPrefix: SKILL_INSTRUCTION,
-    docPrefix: '',
+    docPrefix: { roleDefault: true },
     pooling: 'last_token',
     normalize: true,
     maxTokens: 32768,
@@ -369,7 +373,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     paperModel: 'ThakiCloud/SKILLRET-Embedding-0.6B',
     aliases: ['anonymous-ed-benchmark/SKILLRET-Embedding-0.6B'],
     queryPrefix: SKILL_INSTRUCTION,
-    docPrefix: '',
+    docPrefix: { roleDefault: true },
     pooling: 'last_token',
     normalize: true,
     maxTokens: 32768,
@@ -382,7 +386,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     paperModel: 'ThakiCloud/SKILLRET-Embedding-8B',
     aliases: ['anonymous-ed-benchmark/SKILLRET-Embedding-8B'],
     queryPrefix: SKILL_INSTRUCTION,
-    docPrefix: '',
+    docPrefix: { roleDefault: true },
     pooling: 'last_token',
     normalize: true,
     maxTokens: 32768,
@@ -446,11 +450,22 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
   },
 ] satisfies EmbedderPreset[]);
 
+/**
+ * The text a prompt setting gives when the model folder adds nothing of its own: the string, the
+ * own prompt's fallback (undefined without one), or the role default's prefix ("" without one). What
+ * an explicit `query_prefix` / `doc_prefix` is compared with to tell a deviation from the protocol.
+ */
+export function protocolPromptText(p: PromptSetting): string | undefined {
+  if (typeof p === 'string') return p;
+  if ('ownPrompt' in p) return p.fallback;
+  return p.prefix ?? '';
+}
+
 /** A prompt setting as one line of text (for `models list` and messages). */
 export function describePrompt(p: PromptSetting): string {
   if (typeof p === 'string') return JSON.stringify(p);
-  if ('ownPrompt' in p) return `the model's own "${p.ownPrompt}" prompt`;
-  return "the model's prompt for the role, if any";
+  if ('ownPrompt' in p) return `the model's own "${p.ownPrompt}" prompt${p.fallback !== undefined ? ` (without it: ${JSON.stringify(p.fallback)})` : ''}`;
+  return `the model's prompt for the role, if any${p.prefix ? `, then ${JSON.stringify(p.prefix)}` : ''}`;
 }
 
 /** Preset by exact name, hub id or paper model id (case-insensitive, as hub ids are); undefined if none. */

@@ -1,8 +1,12 @@
 /**
  * The settings an embedder runs with, and where each came from. Order, per setting:
  *   1. the config key (`query_prefix`, `doc_prefix`, `pooling`, `normalize`, `max_tokens`);
- *   2. the preset (the protocol's value), unless it defers to the model (`'model'`, an own prompt);
- *   3. the model folder's sentence-transformers files (st-config.ts);
+ *   2. the preset (the protocol's value), unless it defers to the model (`'model'`, an own prompt,
+ *      the role's default prompt);
+ *   3. the model folder's sentence-transformers files (st-config.ts): for a prompt the preset
+ *      defers, the model's prompt (an own prompt by name, else the role's prompt followed by the
+ *      preset's prefix, as sentence-transformers' `encode_query` / `encode_document` with a
+ *      prefixed text give), with the preset's fallback text when the folder has none;
  *   4. for prefixes "" and for max tokens the model's own limit; for normalisation true when the
  *      pooling was given by hand (a model without sentence-transformers files says nothing).
  * Pooling has no fallback: when neither the config, a preset nor the model's files say how to pool,
@@ -51,16 +55,19 @@ function prefixFor(a: ResolveSettingsArgs, role: 'query' | 'document'): { value:
   if (typeof setting === 'string') return { value: setting, source: 'preset' };
   if ('ownPrompt' in setting) {
     const text = a.st?.prompts[setting.ownPrompt];
-    if (text === undefined) {
-      throw new UserError(
-        `${a.where}.${key}: preset ${a.preset!.name} uses the model's own "${setting.ownPrompt}" prompt, but ${a.folder} ` +
-          `has no config_sentence_transformers.json prompt of that name; set ${key}`,
-      );
-    }
-    return { value: text, source: 'model files' };
+    if (text !== undefined) return { value: text, source: 'model files' };
+    if (setting.fallback !== undefined) return { value: setting.fallback, source: 'preset' };
+    throw new UserError(
+      `${a.where}.${key}: preset ${a.preset!.name} uses the model's own "${setting.ownPrompt}" prompt, but ${a.folder} ` +
+        `has no config_sentence_transformers.json prompt of that name; set ${key}`,
+    );
   }
+  // sentence-transformers' encode_query / encode_document: the model's role prompt, then the
+  // benchmark's prefix (which the official code puts into the text itself).
   const found = a.st ? rolePrompt(a.st, role) : undefined;
-  return found ? { value: found.text, source: 'model files' } : { value: '', source: 'default' };
+  const prefix = setting.prefix ?? '';
+  if (found) return { value: found.text + prefix, source: 'model files' };
+  return prefix !== '' ? { value: prefix, source: 'preset' } : { value: '', source: 'default' };
 }
 
 /** Resolves every setting (see the module comment); throws a one-line UserError when one cannot be known. */

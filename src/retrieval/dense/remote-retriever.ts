@@ -98,20 +98,23 @@ export function memoIdentity(v: unknown): ServerIdentity {
 }
 
 /**
- * A preset's prefix for a served model: its own string; "" where the protocol leaves the role to
- * the model (the server applies the model's own default prompt, if it is configured so); refused
- * where the protocol names one of the model's own prompts, which a server does not expose.
+ * A preset's prefix for a served model: its own string; its prefix alone ("" without one) where the
+ * protocol leaves the role's prompt to the model (the server applies the model's own default
+ * prompt, if it is configured so); where the protocol names one of the model's own prompts, which
+ * a server does not expose, the text that prompt holds in the official checkpoint, or a refusal
+ * when the preset does not know it.
  */
 function remotePrefix(id: string, preset: EmbedderPreset | null, role: 'query' | 'document'): string {
   const setting = preset ? (role === 'query' ? preset.queryPrefix : preset.docPrefix) : '';
   if (typeof setting === 'string') return setting;
   if ('ownPrompt' in setting) {
+    if (setting.fallback !== undefined) return setting.fallback;
     const key = role === 'query' ? 'query_prefix' : 'doc_prefix';
     throw new UserError(
       `retrievers.${id}.${key}: preset ${preset!.name} uses the model's own "${setting.ownPrompt}" prompt, which a remote server does not expose; set ${key} to that prompt's text (config_sentence_transformers.json of the model)`,
     );
   }
-  return '';
+  return setting.prefix ?? '';
 }
 
 export async function remoteDenseRetrieve(
