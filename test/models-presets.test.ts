@@ -5,7 +5,7 @@
  * says how to pool; the export command in `models list` and in the missing-model error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_DOC } from './helpers/shared.js';
@@ -21,6 +21,8 @@ import { readStConfig } from '../src/models/st-config.js';
 import { resolveEmbedderSettings } from '../src/models/embedder-settings.js';
 import { modelsListCommand } from '../src/commands/models.js';
 import { denseRetrieve, type DenseSpec } from '../src/retrieval/dense/retriever.js';
+import { folderVectorPrecision } from '../src/retrieval/dense/embedding/vector-precision.js';
+import { denseRetriever } from '../src/pipeline/retrievers/dense.js';
 import { silentProgress } from '../src/util/progress.js';
 import type { StageContext } from '../src/core/context.js';
 import { UserError } from '../src/core/errors.js';
@@ -308,6 +310,40 @@ describe('a model folder with sentence-transformers files', () => {
     sb.forEach((x, i) => expect(Math.abs(x - sa[i]!)).toBeLessThan(0.05));
     expect(findEmbedderPreset('KaLM-Gemma3-12B')!.vectorPrecision).toBe('bf16');
     expect(findEmbedderPreset('SkillRouter-Embedding-0.6B')!.vectorPrecision).toBe('bf16');
-    expect(findEmbedderPreset('Qwen3-Embedding-8B')!.vectorPrecision).toBeUndefined();
+    // The sentence-transformers path loads torch_dtype="auto": Qwen3 and SkillRet checkpoints are bfloat16.
+    for (const n of ['Qwen3-Embedding-0.6B', 'Qwen3-Embedding-8B', 'SkillRet-Embedding-0.6B', 'SkillRet-Embedding-8B']) expect(findEmbedderPreset(n)!.vectorPrecision, n).toBe('bf16');
+    for (const n of ['bge-small-en-v1.5', 'e5-large-v2', 'harrier-oss-v1-270m']) expect(findEmbedderPreset(n)!.vectorPrecision, n).toBeUndefined();
+  });
+
+  it("a model folder's own torch_dtype decides the vector precision when neither the config nor a preset does", async () => {
+    const dir = join(root, 'st-model-bf16');
+    cpSync(join(root, 'st-model'), dir, { recursive: true });
+    const cfgPath = join(dir, 'config.json');
+    const cfg = JSON.parse(readFileSync(cfgPath, 'utf8')) as Record<string, unknown>;
+    writeFileSync(cfgPath, JSON.stringify({ ...cfg, torch_dtype: 'bfloat16' }));
+    expect(folderVectorPrecision(dir)).toBe('bf16');
+    const auto = await denseRetrieve(stage(), spec(dir), DOCS, QUERIES);
+    const asked = await denseRetrieve(stage(), spec(join(root, 'st-model'), { vectorPrecision: 'bf16' }), DOCS, QUERIES);
+    expect(auto.info.options.vectorPrecision).toBe('bf16');
+    expect(auto.run.get('q1')).toEqual(asked.run.get('q1'));
+    // The config still wins; the newer `dtype` key and float16 are read too; unknown or missing says nothing.
+    expect((await denseRetrieve(stage(), spec(dir, { vectorPrecision: 'fp32' }), DOCS, QUERIES)).info.options.vectorPrecision).toBe('fp32');
+    const { torch_dtype: _old, ...rest } = cfg;
+    writeFileSync(cfgPath, JSON.stringify({ ...rest, dtype: 'float16' }));
+    expect(folderVectorPrecision(dir)).toBe('fp16');
+    writeFileSync(cfgPath, JSON.stringify({ ...cfg, torch_dtype: 'int8' }));
+    expect(folderVectorPrecision(dir)).toBeUndefined();
+    writeFileSync(cfgPath, '{not json');
+    expect(folderVectorPrecision(dir)).toBeUndefined();
+    expect(folderVectorPrecision(join(root, 'no-such-folder'))).toBeUndefined();
+  });
+
+  it('the paper pairing labels the official precision: bf16 for Qwen3/SkillRet, none claimed where the checkpoint dtype is unrecorded', () => {
+    const dev = (model: string, vector_precision?: 'fp32' | 'bf16') =>
+      denseRetriever.paperCounterpart!({ id: 'd', type: 'dense', model, top_k: 20, index: { type: 'exact' }, ...(vector_precision ? { vector_precision } : {}) } as never)!.deviations;
+    expect(dev('Qwen3-Embedding-0.6B', 'bf16')).toEqual([]);
+    expect(dev('Qwen3-Embedding-0.6B', 'fp32')).toEqual(['vector precision fp32 (official bf16)']);
+    expect(dev('bge-small-en-v1.5', 'bf16')).toEqual(['vector precision bf16 (official fp32)']);
+    expect(dev('harrier-oss-v1-270m', 'bf16')).toEqual([]);
   });
 });

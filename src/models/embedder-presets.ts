@@ -57,8 +57,11 @@ export interface EmbedderPreset {
   /** The weights' precision in the official runs (for the record; ONNX on CPU runs `defaultDtype`). */
   officialDtype: string;
   /**
-   * Precision of the vectors the official code searched with: bf16 where its native path
-   * normalises bf16 outputs before the float32 cast (KaLM, SkillRouter), else fp32.
+   * Precision of the vectors the official code searched with, where it is known: bf16 where its
+   * native path normalises bf16 outputs before the float32 cast (KaLM, SkillRouter), and where the
+   * checkpoint's `torch_dtype` is bfloat16, which the sentence-transformers path loads it in
+   * (`torch_dtype="auto"`: Qwen3-Embedding, SkillRet-Embedding). Unset: the model folder's own
+   * `config.json` `torch_dtype` decides, else fp32 (retrieval/dense/embedding/vector-precision.ts).
    */
   vectorPrecision?: 'bf16';
   /** The protocol's words for the settings, where they cite the model's own values (paper text of an "own" prompt). */
@@ -295,6 +298,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     normalize: true,
     maxTokens: 32768,
     officialDtype: 'auto (config torch_dtype bf16)',
+    vectorPrecision: 'bf16',
     source: `${ROW('Qwen/Qwen3-Embedding-0.6B, -8B')}; official config query_kwargs prompt S, max_seq_length 32768`,
     notes:
       'Qwen3 decoder, 1024-d, last non-pad token (tokenizer appends <|endoftext|>; truncation keeps it), left padding. ' +
@@ -310,6 +314,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     normalize: true,
     maxTokens: 32768,
     officialDtype: 'auto (config torch_dtype bf16)',
+    vectorPrecision: 'bf16',
     source: `${ROW('Qwen/Qwen3-Embedding-0.6B, -8B')}; official config query_kwargs prompt S, max_seq_length 32768`,
     notes: 'Qwen3 decoder, 4096-d, last non-pad token. The fp32 export is ~30 GB (external data): a GPU server (remote endpoint) is the practical route.',
   }),
@@ -378,6 +383,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     normalize: true,
     maxTokens: 32768,
     officialDtype: 'auto (config torch_dtype bf16)',
+    vectorPrecision: 'bf16',
     source: `${ROW('ThakiCloud/SKILLRET-Embedding-0.6B, -8B')}; official config (review name) query_kwargs prompt S, max_seq_length 32768; rule 3`,
     notes: 'Qwen3-Embedding-0.6B fine-tuned on SkillRet train. Public and review names both map here (the official substring lookup would lose S for the public name).',
   }),
@@ -391,6 +397,7 @@ export const EMBEDDER_PRESETS: readonly EmbedderPreset[] = Object.freeze([
     normalize: true,
     maxTokens: 32768,
     officialDtype: 'auto (config torch_dtype bf16)',
+    vectorPrecision: 'bf16',
     source: `${ROW('ThakiCloud/SKILLRET-Embedding-0.6B, -8B')}; official config (review name) query_kwargs prompt S, max_seq_length 32768; rule 3`,
     notes: 'Qwen3-Embedding-8B fine-tuned on SkillRet train.',
   }),

@@ -129,8 +129,10 @@ export const denseRetriever = defineFirstStage({
     if (r.pooling !== undefined && r.pooling !== preset.pooling) deviations.push(`pooling ${r.pooling} (protocol ${preset.pooling})`);
     if (r.normalize !== undefined && r.normalize !== preset.normalize) deviations.push(`normalize ${String(r.normalize)} (protocol ${String(preset.normalize)})`);
     if (r.max_tokens !== undefined && preset.maxTokens !== null && r.max_tokens !== preset.maxTokens) deviations.push(`max_tokens ${r.max_tokens} (protocol ${preset.maxTokens})`);
-    const official = preset.vectorPrecision ?? 'fp32';
-    if (r.vector_precision !== undefined && r.vector_precision !== official) deviations.push(`vector precision ${r.vector_precision} (official ${official})`);
+    // The official precision: the preset's where known; a preset whose checkpoint loads with
+    // torch_dtype "auto" and an unrecorded dtype cannot tell a deviation, so it claims none.
+    const official = preset.vectorPrecision ?? (preset.officialDtype.startsWith('auto') ? undefined : 'fp32');
+    if (r.vector_precision !== undefined && official !== undefined && r.vector_precision !== official) deviations.push(`vector precision ${r.vector_precision} (official ${official})`);
     if (r.index.type === 'hnsw') deviations.push('HNSW index (the paper searches exactly)');
     if (r.endpoint !== undefined) deviations.push('encoded by a remote endpoint');
     return { model: preset.paperModel, deviations };

@@ -25,7 +25,7 @@ import { CacheStore } from '../../cache/store.js';
 import { modelFilesSha256 } from './embedding/model-hash.js';
 import { toMatrix, type VectorMatrix } from './indexes/exact.js';
 import { searchVectors, type IndexInfo, type IndexSpec } from './indexes/search.js';
-import { roundVectors, vectorPrecisionOf, type VectorPrecision } from './embedding/vector-precision.js';
+import { folderVectorPrecision, roundVectors, vectorPrecisionOf, type VectorPrecision } from './embedding/vector-precision.js';
 import { faultPoint } from '../../util/fault.js';
 import { docStoreOf } from './embedding/text-source.js';
 
@@ -181,7 +181,7 @@ export async function resolveSpec(ctx: StageContext, spec: DenseSpec, loc: Model
     batchSize: spec.batchSize ?? DEFAULT_BATCH_SIZE,
   };
   if (spec.threads !== undefined) options.threads = spec.threads;
-  return { model, preset, options, sources: settings.sources, vectorPrecision: vectorPrecisionOf(spec.vectorPrecision, preset) };
+  return { model, preset, options, sources: settings.sources, vectorPrecision: vectorPrecisionOf(spec.vectorPrecision, preset, folderVectorPrecision(model.folder)) };
 }
 
 /** sha256 over the tokenizer files present in the model folder. */
