@@ -15,6 +15,11 @@ describe('configs/', () => {
   it('ships the quickstart and the examples', () => {
     expect(files).toEqual(expect.arrayContaining(['quickstart.yaml', 'bm25-only.yaml', 'skillret-sample.yaml', 'rerank-saved-run.yaml']));
   });
+  it('every paper config states its evaluation policy (where the gold comes from) explicitly', () => {
+    const paper = files.filter((f) => f.startsWith('paper-'));
+    expect(paper.length).toBeGreaterThan(0);
+    for (const f of paper) expect(readFileSync(join(dir, f), 'utf8'), f).toMatch(/^evaluation: (official|trec_eval)$/m);
+  });
   for (const f of files) {
     it(`${f} validates and plans`, () => {
       const c = loadConfig(join(dir, f));

@@ -6,6 +6,8 @@
  */
 import type { ExperimentResult } from '../pipeline/experiment.js';
 import { plural } from '../util/plural.js';
+import { mainKey, measureKey } from '../metrics/measures.js';
+import { formatPercent } from '../metrics/official-percent.js';
 
 /** Text from the data or the user (ids, model warnings): every renderer escapes it. */
 export interface Untrusted {
@@ -18,7 +20,12 @@ export type Text = readonly (string | Untrusted)[];
 const u = (s: string): Untrusted => ({ untrusted: s });
 
 
-export function experimentNotes(res: ExperimentResult): Text[] {
+export interface NoteOptions {
+  /** The dataset is a pinned SkillRet release (paper/release-match.ts): graded gold gets the Hub path's numbers. */
+  pinnedRelease?: boolean;
+}
+
+export function experimentNotes(res: ExperimentResult, o: NoteOptions = {}): Text[] {
   const { dataset } = res;
   const notes: Text[] = [];
   for (const st of res.stages) {
@@ -46,6 +53,15 @@ export function experimentNotes(res: ExperimentResult): Text[] {
       u(st.goldDisagreement[0]!),
       `); gold used: ${dataset.goldSource === 'qrels' ? 'qrels' : 'skill_ids'}.`,
     ]);
+  if (st.grades.aboveOne > 0 && o.pinnedRelease) {
+    const key = mainKey(res.measures.map(measureKey));
+    const runs = res.runs.flatMap((r, i): Text => [i > 0 ? '; ' : '', u(r.retriever), ' / ', u(r.reranker), ` ${r.binaryGold?.[key] === undefined ? '–' : formatPercent(r.binaryGold[key]!)}`]);
+    notes.push([
+      `Graded gold: ${plural(st.grades.aboveOne, 'judgement')} of ${st.grades.judgements} above grade 1 (max ${st.grades.maxGrade}). The official Hub path judges every gold skill at 1 (skill_ids); with that gold ${key} is: `,
+      ...runs,
+      ' (metrics.json hub_path_metrics).',
+    ]);
+  }
   if (st.droppedGoldPairs) notes.push([`${plural(st.droppedGoldPairs, 'gold pair')} naming skills outside the corpus dropped.`]);
   if (st.skillMdFallbacks) notes.push([`${plural(st.skillMdFallbacks, 'skill')} had no SKILL.md text; the description stands in (official fallback).`]);
   for (const s of res.stages) {

@@ -78,5 +78,6 @@ export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {
   );
   const records = res.runs.map((r) => perQueryRecords(res, r, res.config.output));
   const board = leaderboard(records, runLeaderboardSettings(res.config.stats));
-  return { result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper: paperReport(res, releases, tolerances), tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res), cost: res.stages.map(stageCost), queries: queryInfos(res), skills: skillInfos(res) };
+  const paper = paperReport(res, releases, tolerances);
+  return { result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper, tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res, { pinnedRelease: paper !== undefined }), cost: res.stages.map(stageCost), queries: queryInfos(res), skills: skillInfos(res) };
 }

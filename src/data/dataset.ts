@@ -99,6 +99,46 @@ export interface DatasetStats {
   droppedGoldPairs: number;
   /** Queries that had gold but lost all of it by that dropping (left out too). */
   droppedGoldQueries: string[];
+  /**
+   * The grades of the evaluated gold: the largest, and how many judgements carry a grade above 1.
+   * The official Hub path judges every gold skill at 1 (`skill_ids`), so graded gold (a v1.1 "seed"
+   * grade 2) gives another NDCG than the published one; the run then reports both.
+   */
+  grades: GradeSummary;
+}
+
+export interface GradeSummary {
+  /** Judgements of the evaluated queries (any grade). */
+  judgements: number;
+  /** The largest grade (0 without any judgement). */
+  maxGrade: number;
+  /** Judgements with a grade above 1. */
+  aboveOne: number;
+}
+
+/** The grade summary of evaluated gold. */
+export function gradeSummary(qrels: Qrels): GradeSummary {
+  let judgements = 0;
+  let maxGrade = 0;
+  let aboveOne = 0;
+  for (const js of qrels.values())
+    for (const g of js.values()) {
+      judgements++;
+      if (g > maxGrade) maxGrade = g;
+      if (g > 1) aboveOne++;
+    }
+  return { judgements, maxGrade, aboveOne };
+}
+
+/**
+ * The gold the official Hub path evaluates with (eval.py:584-589: every `skill_ids` entry at
+ * relevance 1): each relevant judgement (grade >= 1) at 1, the others left out (they add nothing
+ * to NDCG, Recall or Completeness).
+ */
+export function binaryGold(qrels: Qrels): Qrels {
+  const out: Qrels = new Map();
+  for (const [q, js] of qrels) out.set(q, new Map([...js].filter(([, g]) => g >= 1).map(([d]) => [d, 1])));
+  return out;
 }
 
 export interface Dataset {
@@ -530,6 +570,7 @@ export async function loadDataset(o: DatasetOptions): Promise<Dataset> {
       droppedGoldQueries: r.droppedGoldQueries,
       unknownGoldKept: r.unknownGoldKept,
       ...(disagreement !== undefined ? { goldDisagreement: disagreement } : {}),
+      grades: gradeSummary(r.qrels),
     },
   };
 }

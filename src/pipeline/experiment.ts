@@ -8,7 +8,7 @@ import type { Query, Run } from '../core/types.js';
 import type { Config } from './config.js';
 import { isModelReranker } from './config.js';
 import type { StageContext } from '../core/context.js';
-import { loadDataset, type Dataset } from '../data/dataset.js';
+import { binaryGold, loadDataset, type Dataset } from '../data/dataset.js';
 import { readSkillIdsFile, type SkillFilter } from '../data/skill-filter.js';
 import { ensureHubDataset, SKILLRET_RELEASES } from '../data/hub.js';
 import { JsonlDocStore, StoreTextMap, fileDocSource } from '../data/doc-store.js';
@@ -72,6 +72,11 @@ export interface RunResult {
   vsWhole?: { baseline: StrategyBaseline; attribution: Attribution };
   /** Injection operating points (top-K, threshold, token budget) from the run and the SKILL.md token counts. */
   operatingPoints: OperatingPoints;
+  /**
+   * With graded gold (a grade above 1): the run's means with every relevant judgement at 1, the
+   * gold the official Hub path evaluates with (data/dataset.ts `binaryGold`). Absent otherwise.
+   */
+  binaryGold?: Record<string, number>;
 }
 
 export interface ExperimentResult {
@@ -290,6 +295,12 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   const order = (x: RunResult) =>
     config.retrievers.findIndex((r) => r.id === x.retriever) * 1000 + config.rerankers.findIndex((r) => r.id === x.reranker);
   runs.sort((a, b) => order(a) - order(b));
+
+  // Graded gold: what the official Hub path (every gold skill at relevance 1) gives, beside the default.
+  if (dataset.stats.grades.maxGrade > 1) {
+    const binary = binaryGold(dataset.qrels);
+    for (const run of runs) run.binaryGold = evaluate(binary, run.run, measures).aggregate;
+  }
 
   // Query strategies against their whole twins.
   for (const run of runs) {

@@ -89,6 +89,7 @@ export function metricsJson(report: Report, r: RunResult): Record<string, unknow
     evaluation: { policy: res.dataset.evaluation, gold: res.dataset.goldSource === 'qrels' ? 'qrels' : 'query records (labels / skill_ids)' },
     queries: e.counts.evaluated,
     metrics,
+    ...(r.binaryGold && report.paper ? { hub_path_metrics: Object.fromEntries(keys.map((k) => [k, r5(r.binaryGold![k] ?? 0)])) } : {}),
     counts: {
       evaluated: e.counts.evaluated,
       empty_rankings: e.counts.emptyRankings,

@@ -59,6 +59,11 @@ export function renderTerminalSummary(report: Report, files: { summary: string; 
     );
   }
   if (res.runs.some((r) => r.onOff)) out.push(`on/off: the reranker against its own first stage alone; *: p (randomisation) < ${s.alpha}.`);
+  const g = res.dataset.stats.grades;
+  if (g.aboveOne > 0 && report.paper) {
+    const shown = res.runs.map((r) => `${escapeTerminal(r.retriever)}/${escapeTerminal(r.reranker)} ${pct(r.binaryGold?.[s.mainKey])}`).join(', ');
+    out.push(`Graded gold (max grade ${g.maxGrade}): the official Hub path judges every gold skill at 1, giving ${s.mainKey} ${shown}.`);
+  }
   const p = report.paper;
   if (p && p.runs.length > 0) {
     out.push(`Paper (${escapeTerminal(p.match.release.version)}): verdict ${p.verdict} over ${plural(p.runs.length, 'reproduced run')} (${escapeTerminal(describeTolerances(p.tolerances))}).`);
