@@ -115,6 +115,7 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--close-within <points>', 'verdict close when |Δ| ≤ this many points (default 1.0)', parseFloatOpt('--close-within'))
     .addOption(new Option('--slice <name>', 'the comparison inside each group of a query slice: gold categories, gold count, length tertiles, query generator').choices(['major', 'sub', 'gold', 'length', 'generator']))
     .addOption(new Option('--category-rule <rule>', "major/sub slices: each gold skill's category (the paper's rule) or the primary gold skill's").choices(['each_gold', 'primary_gold']))
+    .option('--correlate <file>', "CSV of another benchmark's score per model (header: model|run|name|system and score, or two columns): Spearman ρ and Kendall τ-b against the main metric, bootstrap CIs over the runs (--seed, --iterations)")
     .action(async (paths: string[], opts: Omit<CompareCommandOptions, 'paths'>) => {
       const { compareWithCheck } = await import('./commands/compare.js');
       const r = await compareWithCheck({ ...opts, paths });
@@ -204,7 +205,10 @@ export function buildProgram(write: (s: string) => void): Command {
     .addOption(new Option('--split <split>', 'only tables of this split (never compare v1.0 with v1.1)').choices(['v1.1', 'v1.0']))
     .option('--table <id>', 'only this table, e.g. v1.1-embedding')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action(async (opts: { split?: string; table?: string; format: 'table' | 'json' }) => {
+    .option('--correlate', "with --table of two columns (e.g. v1.0-mteb-vs-skillret, the paper's Table 15): Spearman ρ and Kendall τ-b of the two columns, bootstrap CIs, beside the published ρ")
+    .option('--seed <n>', 'seed of the --correlate bootstrap', parseIntOpt('--seed'), 42)
+    .option('--iterations <n>', 'resamples of the --correlate bootstrap (at most 1000000)', parseIntOpt('--iterations'), 10000)
+    .action(async (opts: { split?: string; table?: string; format: 'table' | 'json'; correlate?: boolean; seed: number; iterations: number }) => {
       const { paperCommand } = await import('./commands/paper.js');
       write(await paperCommand(opts));
     });

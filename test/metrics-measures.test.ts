@@ -1,7 +1,9 @@
 /** Measure keys, the measure parser and the default list. */
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../src/core/errors.js';
-import { defaultComparedKeys, defaultMeasures, mainKey, measureKey, parseMeasure, parseMeasures } from '../src/metrics/measures.js';
+import { defaultComparedKeys, defaultMeasures, experimentMeasures, mainKey, measureKey, parseMeasure, parseMeasures } from '../src/metrics/measures.js';
+import { parseConfig } from '../src/pipeline/config.js';
+import { configError } from './helpers/cli.js';
 
 describe('measureKey / parseMeasure', () => {
   it.each([
@@ -93,5 +95,26 @@ describe('mainKey / defaultComparedKeys (the one home of each rule)', () => {
     expect(defaultComparedKeys(['MAP@5', 'MRR@10'])).toEqual(['MAP@5', 'MRR@10']);
     // only canonical keys are picked (a trec_eval spelling is not a results-file key)
     expect(defaultComparedKeys(['ndcg_cut_10', 'NDCG@10'])).toEqual(['NDCG@10']);
+  });
+});
+
+describe('experimentMeasures (a config\'s measures:)', () => {
+  it('the defaults at each k, then the extra ones in order, without repeats; a bare name is that measure at each k', () => {
+    expect(experimentMeasures([10, 5]).map(measureKey)).toEqual(defaultMeasures([5, 10]).map(measureKey));
+    expect(experimentMeasures([5, 10], ['Hit@1', 'success_5', 'recall.50', 'Recall@10', 'Judged', 'recip_rank', 'FullCoverage@5']).map(measureKey).slice(12)).toEqual([
+      'Hit@1',
+      'Hit@5',
+      'Recall@50',
+      'Judged@5',
+      'Judged@10',
+      'recip_rank',
+    ]);
+  });
+
+  it('a bad entry is one line naming the config line and the entry', () => {
+    const base = 'name: x\ndataset: { path: /d }\nretrievers:\n  - { id: bm25, type: bm25 }\noutput: /o\n';
+    expect(configError(`${base}measures: [Hit@1, Foo@2]\n`)).toBe('/cfg/x.yaml:6: measures[1]: measure "Foo@2": unknown name "Foo" (known: NDCG, MAP, Recall, Precision, Completeness, MRR, Hit, Judged)');
+    expect(configError(`${base}measures: [Hit@0]\n`)).toMatch(/^\/cfg\/x\.yaml:6: measures\[0\]: measure "Hit@0": cutoff must be an integer from 1 to 1000000, got 0$/);
+    expect(parseConfig(`${base}measures: [Hit, Judged@10]\n`, '/cfg/x.yaml').measures).toEqual(['Hit', 'Judged@10']);
   });
 });

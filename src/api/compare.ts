@@ -15,11 +15,17 @@
  * - Runs scored over different dataset files (their metrics.json say so) are refused unless
  *   `allowDifferentData`; runs scored on different queries or judgements are refused unless
  *   `commonQueries` (then compared on the queries they share).
+ * - `correlate`: a CSV of another benchmark's scores per model (formats/benchmark-scores.ts), read and
+ *   checked before any run is; each row is paired with a compared run and Spearman ρ / Kendall τ-b of
+ *   the main metric against it are computed with bootstrap intervals over the runs (seeded by `seed`,
+ *   `iterations` resamples; analysis/benchmark-correlation.ts says how rows and runs are matched).
  * - Every option is checked here, before anything is read, exactly as the CLI checks its flags.
  */
 import { dirname, join, resolve } from 'node:path';
 import { UserError, where } from '../core/errors.js';
 import { compareBySlice, type SliceComparison } from '../analysis/slice-comparison.js';
+import { correlateWithBenchmark, type BenchmarkCorrelation } from '../analysis/benchmark-correlation.js';
+import { readBenchmarkScores, type BenchmarkScores } from '../formats/benchmark-scores.js';
 import { readExplorerFiles, type QueryInfo, type SkillInfo } from '../formats/explorer-files.js';
 import { collectRuns, type RunFolder } from '../formats/results-reader.js';
 import { defaultComparedKeys, mainKey } from '../metrics/measures.js';
@@ -61,6 +67,8 @@ export interface CompareOptions {
   /** Points within which a paper-reproduction verdict is OK / close (defaults 0.05 / 1.0). */
   okWithin?: number;
   closeWithin?: number;
+  /** A CSV of another benchmark's scores per model: also the rank correlation of the main metric with it. */
+  correlate?: string;
 }
 
 /** The comparison value: the runs' table and tests, plus the slices and paper verdicts asked for. */
@@ -69,6 +77,8 @@ export interface Comparison extends SystemsComparison {
   slices?: SliceComparison;
   /** Paper-reproduction verdicts of the runs that have a published counterpart (may be empty). */
   paper: { tolerances: Tolerances; runs: ClaimVerdicts[] };
+  /** With `correlate`: this benchmark's ranking of the runs against the other benchmark's. */
+  correlation?: BenchmarkCorrelation;
 }
 
 /** Options after their checks, with defaults filled in. */
@@ -175,15 +185,17 @@ function claimsOf(runs: readonly RunFolder[]): PaperClaim[] {
  */
 export async function compare(paths: readonly string[], o: CompareOptions = {}): Promise<Comparison> {
   checkCompareOptions(o);
-  return compareRuns(await collectRuns(paths), o);
+  const scores = o.correlate !== undefined ? readBenchmarkScores(o.correlate) : undefined;
+  return compareRuns(await collectRuns(paths), o, scores);
 }
 
 /**
  * The same comparison of runs already read (results folders, or the results history's entries:
  * `leaderboard`). The first run is the baseline unless `baseline` names another.
  */
-export async function compareRuns(runs: readonly RunFolder[], o: CompareOptions = {}): Promise<Comparison> {
+export async function compareRuns(runs: readonly RunFolder[], o: CompareOptions = {}, scores?: BenchmarkScores): Promise<Comparison> {
   const c = checkCompareOptions(o);
+  const other = scores ?? (o.correlate !== undefined ? readBenchmarkScores(o.correlate) : undefined);
   const keys = o.measures !== undefined ? [...o.measures] : defaultComparedKeys(runs[0]!.firstKeys);
   if (keys.length === 0) throw new UserError(`${runs[0]!.file}: no metric values to compare`);
   checkKeys(runs, keys);
@@ -193,10 +205,21 @@ export async function compareRuns(runs: readonly RunFolder[], o: CompareOptions 
   const settings = { keys, mainKey: mainKey(keys), baseline, test: c.test, correction: c.correction, alpha: c.alpha, seed: c.seed, iterations: c.iterations, pairs: o.pairs === true };
   const comparison = compareSystems(runs, qs, settings);
   const paper = { tolerances: c.tolerances, runs: claimVerdicts(claimsOf(runs), c.tolerances) };
-  if (c.slice === undefined) return { ...comparison, paper };
+  const correlation = other !== undefined ? { correlation: correlationOf(runs, comparison, other, c) } : {};
+  if (c.slice === undefined) return { ...comparison, paper, ...correlation };
   const { queries, skills, source } = await sliceFiles(runs);
   const slices = compareBySlice(runs, qs, settings, { slice: c.slice, rule: c.categoryRule, queries, skills: [...skills.values()], source });
-  return { ...comparison, slices, paper };
+  return { ...comparison, slices, paper, ...correlation };
+}
+
+/** The runs' main-metric means (over the compared queries) against the other benchmark's scores. */
+function correlationOf(runs: readonly RunFolder[], c: SystemsComparison, scores: BenchmarkScores, o: CheckedCompareOptions): BenchmarkCorrelation {
+  const key = c.settings.mainKey;
+  const correlated = runs.map((r, i) => {
+    const row = (r.metricsJson?.paper as { row?: unknown } | undefined)?.row;
+    return { label: r.label, ...(r.retriever !== undefined ? { retriever: r.retriever } : {}), ...(typeof row === 'string' ? { paperRow: row } : {}), value: c.rows[i]!.means[key]! };
+  });
+  return correlateWithBenchmark(correlated, key, scores, { seed: o.seed, iterations: o.iterations });
 }
 
 /**

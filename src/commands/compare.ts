@@ -15,6 +15,7 @@ import { renderComparisonCsv } from '../report/systems/csv.js';
 import { renderComparisonJsonMany } from '../report/systems/json.js';
 import { renderPublishedTables, renderVerdicts } from '../report/systems/verdicts.js';
 import { renderSliceComparison } from '../report/systems/slice-tables.js';
+import { correlationJson, renderBenchmarkCorrelation } from '../report/systems/correlation.js';
 import type { SystemsComparison } from '../significance/systems.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { plural } from '../util/plural.js';
@@ -56,6 +57,8 @@ function renderComparison(c: Comparison, format: CompareFormat): string {
   const verdicts = c.paper.runs;
   if (verdicts.length && (format === 'table' || format === 'md')) text += `\n${renderVerdicts(verdicts, c.paper.tolerances, format)}`;
   if (verdicts.length && format === 'json') text = JSON.stringify({ ...(JSON.parse(text) as object), paper: c.paper }, null, 2) + '\n';
+  if (c.correlation && (format === 'table' || format === 'md')) text += `\n${renderBenchmarkCorrelation(c.correlation, format)}`;
+  if (c.correlation && format === 'json') text = JSON.stringify({ ...(JSON.parse(text) as object), correlation: correlationJson(c.correlation) }, null, 2) + '\n';
   return text;
 }
 
@@ -71,6 +74,8 @@ export async function compareWithCheck(o: CompareCommandOptions): Promise<{ text
   if (o.pairs !== undefined && o.pairs !== 'all') throw new UserError(`--pairs: expected "all", got ${JSON.stringify(o.pairs)}`);
   if (o.paper && (format === 'latex' || format === 'csv')) throw new UserError('--paper: use --format table, md or json');
   if (o.slice !== undefined && o.paper) throw new UserError('--slice: not with --paper (the published tables have no slices)');
+  if (o.correlate !== undefined && o.paper) throw new UserError('--correlate: not with --paper (`skillret-eval paper --table <id> --correlate` correlates a published table)');
+  if (o.correlate !== undefined && (format === 'latex' || format === 'csv')) throw new UserError('--correlate: use --format table, md or json');
   if (o.measures !== undefined && o.keys !== undefined) throw new UserError('--keys: same as --measures; give one of them');
   if (o.keys !== undefined) checkKeyList(o.keys, '--keys');
   const { paths, out, paper, check, keys, pairs, format: _format, measures = keys, ...rest } = o;

@@ -5,6 +5,9 @@
  * - No `--table`: an index of every table id (of `--split`, if given), then each of those tables.
  * - `--table <id>`: that table only (with `--split`, it must be a table of that split).
  * - `--format json`: `{"units": "percent", "tables": [table objects as stored]}` (2-space indent).
+ * - `--correlate` (with `--table` of two columns): the rank correlation of its two columns
+ *   (paper/table-correlation.ts) with bootstrap intervals (`--seed`, `--iterations`), beside the
+ *   correlation the paper states for it; JSON: that value (NaN as null).
  * - Table format: a header line per table (id, split, source, first stage), its description, then
  *   the rows with one aligned column per published column; each column keeps the decimals it was
  *   published with (the most any of its values has); `–` marks a value the source does not give.
@@ -13,6 +16,9 @@ import { closest } from 'fastest-levenshtein';
 import { UserError } from '../core/errors.js';
 import { publishedPct } from '../report/cells.js';
 import { columnDecimals, paperResults, paperTables, PAPER_SPLITS, type PaperSplit, type PaperTable } from '../paper/results.js';
+import { correlateTableColumns } from '../paper/table-correlation.js';
+import { correlationJson, renderTableCorrelation } from '../report/systems/correlation.js';
+import { MAX_ITERATIONS } from '../pipeline/config.js';
 
 export interface PaperOptions {
   /** `v1.1` or `v1.0`; all splits when absent. */
@@ -20,6 +26,11 @@ export interface PaperOptions {
   /** A table id; every table of the split when absent. */
   table?: string;
   format?: 'table' | 'json';
+  /** With `table`: the rank correlation of its two columns. */
+  correlate?: boolean;
+  /** Seed and resamples of the correlation's bootstrap (default 42, 10,000). */
+  seed?: number;
+  iterations?: number;
 }
 
 function pad(s: string, width: number, right: boolean): string {
@@ -67,6 +78,15 @@ export async function paperCommand(o: PaperOptions): Promise<string> {
     }
     if (split !== undefined && t.split !== split) throw new UserError(`--table: "${t.id}" is a ${t.split} table, not ${split}: never compare v1.0 with v1.1`);
     tables = [t];
+  }
+  if (o.correlate) {
+    if (o.table === undefined) throw new UserError('--correlate: needs --table <id> of a table with two columns (e.g. v1.0-mteb-vs-skillret, Table 15)');
+    const seed = o.seed ?? 42;
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed: expected an integer from 0 to ${Number.MAX_SAFE_INTEGER}, got ${String(seed)}`);
+    const iterations = o.iterations ?? 10_000;
+    if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) throw new UserError(`--iterations: expected an integer from 1 to ${MAX_ITERATIONS}, got ${String(iterations)}`);
+    const c = correlateTableColumns(tables[0]!, { seed, iterations });
+    return format === 'json' ? JSON.stringify(correlationJson(c), null, 2) + '\n' : renderTableCorrelation(c);
   }
   if (format === 'json') return JSON.stringify({ units: 'percent', tables }, null, 2) + '\n';
 

@@ -20,6 +20,8 @@ import { UserError } from '../core/errors.js';
 import { plural } from '../util/plural.js';
 import type { Qrels, Run } from '../core/types.js';
 import { completeness } from './completeness.js';
+import { hit } from './hit.js';
+import { judged } from './judged.js';
 import { averagePrecision } from './map.js';
 import { type Measure, type MeasureName, measureKey } from './measures.js';
 import { reciprocalRank } from './mrr.js';
@@ -38,6 +40,8 @@ export const MEASURE_FNS: Readonly<Record<MeasureName, MeasureFn>> = {
   Precision: precision,
   Completeness: completeness,
   MRR: reciprocalRank,
+  Hit: hit,
+  Judged: judged,
 };
 
 export interface EvaluationCounts {
@@ -155,12 +159,13 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
   const values = new Float64Array(Math.max(1, qrels.qids.length) * nm);
   /** grade of each document for the current query (0 elsewhere), and a per-query stamp for the duplicate check */
   const gradeOf = new Float64Array(docIds.length);
+  const judgedOf = new Uint8Array(docIds.length);
   const seen = new Int32Array(docIds.length);
   let longest = 0;
   for (let q = 0; q < run.qids.length; q++) longest = Math.max(longest, run.offs[q + 1]! - run.offs[q]!);
   let widest = 0;
   for (let q = 0; q < qrels.qids.length; q++) widest = Math.max(widest, qrels.offs[q + 1]! - qrels.offs[q]!);
-  const g: RankedGrades = { grades: new Float64Array(longest), length: 0, numRel: 0, ideal: new Float64Array(widest), idealLength: 0 };
+  const g: RankedGrades = { grades: new Float64Array(longest), judged: new Uint8Array(longest), length: 0, numRel: 0, ideal: new Float64Array(widest), idealLength: 0 };
   const order = new Int32Array(longest);
 
   for (let qq = 0; qq < qrels.qids.length; qq++) {
@@ -173,7 +178,7 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
     const r0 = run.offs[rq]!;
     const n = run.offs[rq + 1]! - r0;
     checkRanking(qid, t, r0, n, seen, evaluated.length + 1);
-    gradeRanking(g, t, qq, r0, n, order, gradeOf);
+    gradeRanking(g, t, qq, r0, n, order, gradeOf, judgedOf);
     // trec_eval 10.0 evaluates a judged query without a relevant document like any other: zeros.
     if (g.numRel === 0) noRelevant.push(qid);
     const at = evaluated.length * nm;
@@ -229,10 +234,10 @@ export function evaluateTables(t: JudgedRun, measures: readonly Measure[]): Eval
 
 /**
  * Fills `g` for qrels query `qq` and its ranking, run rows r0 .. r0 + n: the ranking in trec_eval
- * order (`order`: scratch), the grade at each rank, the relevant count and the ideal gains.
- * `gradeOf`: all zeros, and left so.
+ * order (`order`: scratch), the grade and the judged mark at each rank, the relevant count and the
+ * ideal gains. `gradeOf`, `judgedOf`: all zeros, and left so.
  */
-function gradeRanking(g: RankedGrades, t: JudgedRun, qq: number, r0: number, n: number, order: Int32Array, gradeOf: Float64Array): void {
+function gradeRanking(g: RankedGrades, t: JudgedRun, qq: number, r0: number, n: number, order: Int32Array, gradeOf: Float64Array, judgedOf: Uint8Array): void {
   const { qrels, run } = t;
   const j0 = qrels.offs[qq]!;
   const j1 = qrels.offs[qq + 1]!;
@@ -243,12 +248,21 @@ function gradeRanking(g: RankedGrades, t: JudgedRun, qq: number, r0: number, n: 
     if (grade >= RELEVANCE_LEVEL) numRel++;
     if (grade > 0) g.ideal[idealLength++] = grade;
     gradeOf[qrels.doc[j]!] = grade;
+    judgedOf[qrels.doc[j]!] = 1;
   }
   sortDescending(g.ideal, idealLength);
   trecOrderRows(order, r0, n, run.value, run.doc, t.docIds);
   const grades = g.grades;
-  for (let i = 0; i < n; i++) grades[i] = gradeOf[run.doc[order[i]!]!]!;
-  for (let j = j0; j < j1; j++) gradeOf[qrels.doc[j]!] = 0;
+  const marks = g.judged;
+  for (let i = 0; i < n; i++) {
+    const d = run.doc[order[i]!]!;
+    grades[i] = gradeOf[d]!;
+    marks[i] = judgedOf[d]!;
+  }
+  for (let j = j0; j < j1; j++) {
+    gradeOf[qrels.doc[j]!] = 0;
+    judgedOf[qrels.doc[j]!] = 0;
+  }
   g.length = n;
   g.numRel = numRel;
   g.idealLength = idealLength;

@@ -5,7 +5,7 @@
  */
 import { UserError } from '../core/errors.js';
 
-export type MeasureName = 'NDCG' | 'MAP' | 'Recall' | 'Precision' | 'Completeness' | 'MRR';
+export type MeasureName = 'NDCG' | 'MAP' | 'Recall' | 'Precision' | 'Completeness' | 'MRR' | 'Hit' | 'Judged';
 
 /**
  * One measure: a name and the rank cutoff k (only the top k of the ranking count). `k` is
@@ -26,12 +26,21 @@ export const UNCUT = Number.POSITIVE_INFINITY;
  */
 const UNCUT_MEASURES: ReadonlyMap<string, MeasureName> = new Map<string, MeasureName>([['recip_rank', 'MRR']]);
 
-/** All measure names, in the official key order (MRR last: it is not part of the official dict). */
-export const MEASURE_NAMES: readonly MeasureName[] = ['NDCG', 'MAP', 'Recall', 'Precision', 'Completeness', 'MRR'];
+/**
+ * The measures computed by default at every cutoff of `k`, in the official key order (MRR last: it
+ * is not part of the official dict). What a results file holds when nothing else is asked for.
+ */
+export const DEFAULT_MEASURE_NAMES: readonly MeasureName[] = ['NDCG', 'MAP', 'Recall', 'Precision', 'Completeness', 'MRR'];
+
+/**
+ * All measure names: the defaults, then those computed only when asked for (`score --measures`,
+ * a config's `measures:`): Hit (ir_measures Success, trec_eval success) and Judged (ir_measures).
+ */
+export const MEASURE_NAMES: readonly MeasureName[] = [...DEFAULT_MEASURE_NAMES, 'Hit', 'Judged'];
 
 /**
  * Canonical key of a measure: `NDCG@10`, `MAP@5`, `Recall@15`, `Precision@5`, `Completeness@10`,
- * `MRR@10`; `recip_rank` for MRR without a cutoff.
+ * `MRR@10`, `Hit@1`, `Judged@10`; `recip_rank` for MRR without a cutoff.
  */
 export function measureKey(m: Measure): string {
   if (m.k === UNCUT) {
@@ -43,7 +52,8 @@ export function measureKey(m: Measure): string {
 
 /**
  * Accepted spellings of each name, lower-cased. trec_eval names (`ndcg_cut`, `map_cut`, `P`,
- * `recall`, `recip_rank`) and ir_measures / ranx names (`nDCG`, `AP`, `R`, `RR`) are included.
+ * `recall`, `recip_rank`, `success`), ir_measures / ranx names (`nDCG`, `AP`, `R`, `RR`, `Success`,
+ * `Judged`) and SkillRouter's `FullCoverage` (= Completeness) are included.
  */
 const ALIASES: ReadonlyMap<string, MeasureName> = new Map<string, MeasureName>([
   ['ndcg', 'NDCG'],
@@ -58,9 +68,14 @@ const ALIASES: ReadonlyMap<string, MeasureName> = new Map<string, MeasureName>([
   ['p', 'Precision'],
   ['completeness', 'Completeness'],
   ['comp', 'Completeness'],
+  ['fullcoverage', 'Completeness'],
+  ['full_coverage', 'Completeness'],
   ['mrr', 'MRR'],
   ['rr', 'MRR'],
   ['recip_rank', 'MRR'],
+  ['hit', 'Hit'],
+  ['success', 'Hit'],
+  ['judged', 'Judged'],
 ]);
 
 /** Largest accepted cutoff (a sanity bound: far above any run depth in use). */
@@ -77,7 +92,8 @@ export function checkK(k: number, what: string): number {
 /**
  * Parses a measure spelling: `<name><sep><k>` with sep one of `@`, `_`, `.`, name case-insensitive
  * from the alias table. Examples: "NDCG@10", "nDCG@5", "ndcg_cut_5", "ndcg_cut.5", "P@5", "P_5",
- * "recall_5", "map_cut_5", "Comp@5", "MRR@10", "recip_rank@10". A cutoff is required, except for
+ * "recall_5", "recall.50", "map_cut_5", "Comp@5", "MRR@10", "recip_rank@10", "Hit@1", "Success@1",
+ * "success_1", "success.1", "Judged@10". Any cutoff from 1 to MAX_K. A cutoff is required, except for
  * trec_eval's "recip_rank" alone: MRR over the whole ranking (k = UNCUT, key `recip_rank`).
  * Throws UserError on anything else.
  */
@@ -131,7 +147,32 @@ export function defaultMeasures(ks: readonly number[]): Measure[] {
   if (ks.length === 0) throw new UserError('k: at least one cutoff is needed');
   const sorted = [...new Set(ks.map((k) => checkK(k, 'k')))].sort((a, b) => a - b);
   const out: Measure[] = [];
-  for (const name of MEASURE_NAMES) for (const k of sorted) out.push({ name, k });
+  for (const name of DEFAULT_MEASURE_NAMES) for (const k of sorted) out.push({ name, k });
+  return out;
+}
+
+/**
+ * The measures of an experiment: the defaults at every cutoff of `ks` (`defaultMeasures`), then each
+ * entry of `extra` not already there, in its order. An entry is a measure spelling (`Hit@1`,
+ * `success_1`, `Recall@50`, `Judged@10`, `recip_rank`, …) or a bare name (`Hit`, `Judged`,
+ * `Success`): that measure at every cutoff of `ks`. Throws UserError naming the entry. With no
+ * extra entries this is exactly `defaultMeasures(ks)`, so results files stay as they were.
+ */
+export function experimentMeasures(ks: readonly number[], extra: readonly string[] = []): Measure[] {
+  const out = defaultMeasures(ks);
+  const seen = new Set(out.map(measureKey));
+  const cutoffs = out.filter((m) => m.name === 'NDCG').map((m) => m.k);
+  for (const s of extra) {
+    const bare = ALIASES.get(s.trim().toLowerCase());
+    const ms = bare !== undefined && !UNCUT_MEASURES.has(s.trim().toLowerCase()) ? cutoffs.map((k) => ({ name: bare, k })) : [parseMeasure(s)];
+    for (const m of ms) {
+      const key = measureKey(m);
+      if (!seen.has(key)) {
+        seen.add(key);
+        out.push(m);
+      }
+    }
+  }
   return out;
 }
 

@@ -23,12 +23,15 @@ export function countRelevant(judged: ReadonlyMap<string, number>): number {
 
 /**
  * One query as the measures see it: `grades[i]` is the grade of the document at rank i + 1 of the
- * ranking in trec_eval order (0 when unjudged), for i < `length`; `numRel` the query's relevant
- * documents; `ideal[0 .. idealLength)` the query's grades > 0 sorted descending (the ideal ranking's
- * gains). The arrays may be longer than the lengths (scratch space reused from query to query).
+ * ranking in trec_eval order (0 when unjudged), for i < `length`; `judged[i]` is 1 when that
+ * document has a judgement of any grade for the query (0, negative included), else 0; `numRel` the
+ * query's relevant documents; `ideal[0 .. idealLength)` the query's grades > 0 sorted descending (the
+ * ideal ranking's gains). The arrays may be longer than the lengths (scratch space reused from query
+ * to query).
  */
 export interface RankedGrades {
   grades: Float64Array;
+  judged: Uint8Array;
   length: number;
   numRel: number;
   ideal: Float64Array;
@@ -38,8 +41,9 @@ export interface RankedGrades {
 /** The `RankedGrades` of a ranking already in trec_eval order and the query's judgements. */
 export function rankedGrades(ranked: readonly ScoredDoc[], judged: ReadonlyMap<string, number>): RankedGrades {
   const grades = Float64Array.from(ranked, (d) => judged.get(d.docId) ?? 0);
+  const marks = Uint8Array.from(ranked, (d) => (judged.has(d.docId) ? 1 : 0));
   const ideal = Float64Array.from([...judged.values()].filter((g) => g > 0)).sort().reverse();
-  return { grades, length: grades.length, numRel: countRelevant(judged), ideal, idealLength: ideal.length };
+  return { grades, judged: marks, length: grades.length, numRel: countRelevant(judged), ideal, idealLength: ideal.length };
 }
 
 /** Number of relevant documents among the first min(k, length) ranks. */

@@ -16,6 +16,7 @@ import { suggestion } from './kind-config/suggest.js';
 import { DEFAULT_TARGET_COMPLETENESS } from '../operating-points/points.js';
 import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE } from '../metrics/query-slices.js';
 import { DEFAULT_TOLERANCES } from '../metrics/verdict.js';
+import { experimentMeasures } from '../metrics/measures.js';
 
 /** Upper bound of `stats.iterations` and `compare --iterations` (a run of the randomisation test stays in seconds). */
 export const MAX_ITERATIONS = 1_000_000;
@@ -90,6 +91,18 @@ const configSchema = z
     description: z.string().optional(),
     dataset: datasetSchema,
     k: z.array(posInt).min(1).default([5, 10, 15]),
+    // measures beyond the defaults at each k (metrics/measures.ts experimentMeasures): Hit@1, Recall@50, Judged, …
+    measures: z
+      .array(
+        z.string().superRefine((s, ctx) => {
+          try {
+            experimentMeasures([1], [s]);
+          } catch (e) {
+            ctx.addIssue({ code: 'custom', message: e instanceof Error ? e.message : String(e) });
+          }
+        }),
+      )
+      .optional(),
     evaluation: z.enum(['trec_eval', 'official']).default('trec_eval'),
     retrievers: z.array(retrieverSchema).min(1),
     rerankers: z.array(rerankerSchema).min(1).default([{ id: 'none', type: 'none' }]),

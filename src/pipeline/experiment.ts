@@ -13,7 +13,7 @@ import { readSkillIdsFile, type SkillFilter } from '../data/skill-filter.js';
 import { ensureHubDataset, SKILLRET_RELEASES } from '../data/hub.js';
 import { JsonlDocStore, StoreTextMap, fileDocSource } from '../data/doc-store.js';
 import { evaluate, type Evaluation } from '../metrics/evaluate.js';
-import { defaultMeasures, measureKey, type Measure } from '../metrics/measures.js';
+import { experimentMeasures, measureKey, type Measure } from '../metrics/measures.js';
 import type { DocStore, FirstStageOutput, StageInfo } from '../core/stages.js';
 import { runFirstStage } from './first-stage.js';
 import { rerankerKind, retrieverKind } from './registry.js';
@@ -156,7 +156,7 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
   };
   const stages: StageRecord[] = [];
   const configDir = dirname(config.file);
-  const measures = defaultMeasures(config.k);
+  const measures = experimentMeasures(config.k, config.measures);
   const keys = measures.map(measureKey);
   checkRemoteOffline(ctx, config);
 

@@ -26,6 +26,7 @@ import { QUERIES_FILE, queriesJsonl, SKILLS_FILE, skillsJsonl } from './explorer
 import { paperJson } from '../paper/published-vs-measured.js';
 import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
+import { measureKey } from '../metrics/measures.js';
 
 const r5 = (x: number) => roundHalfEven(x, 5);
 
@@ -73,7 +74,7 @@ function docsNotInCorpus(res: ExperimentResult, retriever: string): { docs_not_i
 export function metricsJson(report: Report, r: RunResult): Record<string, unknown> {
   const res = report.result;
   const e = r.evaluation;
-  const keys = res.measures.map((m) => `${m.name}@${m.k}`);
+  const keys = res.measures.map(measureKey);
   const metrics: Record<string, number> = {};
   for (const k of keys) metrics[k] = r5(e.aggregate[k] ?? 0);
   const retriever = res.config.retrievers.find((x) => x.id === r.retriever)!;

@@ -22,6 +22,7 @@ import { renderStrategySection, runName } from './strategies.js';
 import { renderOperatingPointsSection } from './operating-points.js';
 import { onOffCells, onOffCounts, pct } from './cells.js';
 import { plural } from '../util/plural.js';
+import { measureKey } from '../metrics/measures.js';
 
 
 function num(v: number | undefined, digits = 1): string {
@@ -60,7 +61,7 @@ export function renderSummary(report: Report, m: Medium = MARKDOWN): string {
   out.push(m.table(['Run', ...cols], rows, ['l', ...cols.map(() => 'r' as const)]));
 
   // Published numbers with verdicts (pinned releases only) and the query slices.
-  out.push(renderPaperSection(report.paper, res.measures.map((x) => `${x.name}@${x.k}`), report.releases, m));
+  out.push(renderPaperSection(report.paper, res.measures.map(measureKey), report.releases, m));
   const slices = renderSliceSection(report, m);
   if (slices) out.push(slices);
 
