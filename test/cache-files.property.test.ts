@@ -286,7 +286,7 @@ describe('embedder facts', () => {
     const cacheDir = join(root, `facts-${files++}`);
     const key = 'f'.repeat(64);
     const facts: EmbedderFacts = { modelMaxLength, paddingSide, frame: { prefix, suffix }, dim };
-    writeEmbedderFacts(cacheDir, key, facts);
+    writeEmbedderFacts(cacheDir, key, facts, () => {});
     expect(readEmbedderFacts(cacheDir, key, () => {})).toEqual(facts);
     expect(readEmbedderFacts(cacheDir, 'e'.repeat(64), () => {})).toBeNull();
     const how = (['truncate', 'flip', 'append'] as const)[pick(rng(seed), 3)]!;

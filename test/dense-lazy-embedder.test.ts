@@ -150,7 +150,7 @@ describe('lazy embedder', () => {
     const good = readFileSync(file!, 'utf8');
     const key = basename(file!, '.json');
     const f = readEmbedderFacts(cacheDir, key, () => {})!;
-    writeEmbedderFacts(cacheDir, key, { ...f, modelMaxLength: f.modelMaxLength + 1 });
+    writeEmbedderFacts(cacheDir, key, { ...f, modelMaxLength: f.modelMaxLength + 1 }, () => {});
     // Every vector is cached under the true facts' key, so the wrong facts miss them all and the model loads.
     await expect(denseRetrieve(ctx(cacheDir, logs), spec(undefined, { maxTokens: undefined }), DOCS, QUERIES)).rejects.toThrow(/disagree with the loaded model/);
     expect(readFileSync(file!, 'utf8')).toBe(good);

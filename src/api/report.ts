@@ -8,9 +8,11 @@ import { readReportInput } from '../formats/report-input.js';
 import { leaderboard, type LeaderboardSettings } from '../analysis/leaderboard.js';
 import { buildReportModel } from '../analysis/report-view.js';
 import { writeReport, type ReportCache } from '../report/html/write.js';
+import { resetCacheWriteFailures } from '../cache/write-failures.js';
 
 /** Writes report.html of the runs of `paths` at `out`; how many runs and queries it compares. */
 export async function writeHtmlReport(paths: readonly string[], out: string, o: LeaderboardSettings, cache?: ReportCache): Promise<{ runs: number; queries: number }> {
+  resetCacheWriteFailures();
   const input = await readReportInput(paths);
   const board = leaderboard(input.runs, o);
   await writeReport(buildReportModel(input, board), out, cache);

@@ -18,6 +18,7 @@ import { buildReportModel } from '../analysis/report-view.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { recordRuns } from './history.js';
+import { cacheWriteFailed, cacheWritesFailed, isFsError, resetCacheWriteFailures } from '../cache/write-failures.js';
 import type { ReportInput } from '../formats/report-input.js';
 import { renderTerminalSummary } from '../report/systems/run-leaderboard.js';
 import { renderSummary } from '../report/summary.js';
@@ -152,6 +153,7 @@ export function planExperiment(config: Config | string, o: RunExperimentOptions 
  */
 export async function runExperiment(config: Config | string, o: RunExperimentOptions = {}): Promise<ExperimentReport> {
   const s = settings(config, o, true);
+  resetCacheWriteFailures();
   const ctx: StageContext = {
     cacheDir: s.cacheDir,
     useCache: s.useCache,
@@ -215,13 +217,15 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
   } finally {
     lock.release();
   }
-  // The results are in place: a history that cannot be written costs a warning, not the run.
-  if (s.useCache && o.history !== false) {
+  // The results are in place: a history that cannot be written costs a warning, not the run (the
+  // cache's one warning when it is the cache root that cannot be written; none more when it was given).
+  if (s.useCache && o.history !== false && !cacheWritesFailed(s.cacheDir)) {
     try {
       const h = await recordRuns(folder, s.cacheDir);
       if (h.skipped.length) ctx.log(`history: not recorded (no dataset files): ${h.skipped.join(', ')}`);
     } catch (e) {
-      ctx.log(`warning: the runs were not recorded in the results history: ${e instanceof Error ? e.message : String(e)}`);
+      if (isFsError(e)) cacheWriteFailed(s.cacheDir, e, ctx.log);
+      else ctx.log(`warning: the runs were not recorded in the results history: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   const keys = res.measures.map(measureKey);

@@ -23,8 +23,10 @@
  *
  * removed, and the caller computes the value again (and writes it back). Nothing in a damaged entry
  * is ever used. Writes are atomic (util/atomic.ts: a temporary sibling, fsync, rename): a reader sees
- * the old entry or the new one, never half of one. With the cache off (`--no-cache`) the store reads
- * and writes nothing.
+ * the old entry or the new one, never half of one. A write that fails (a full disk, a read-only
+ * mount, permissions…) costs one warning per cache root and the entry is simply not cached; later
+ * writes to that root are skipped for the rest of the run (write-failures.ts). With the cache off
+ * (`--no-cache`) the store reads and writes nothing.
  *
  * Three kinds of entries do not fit "read the whole body, hash it, decode it", and keep the one key,
  * report and write path in these ways:
@@ -50,10 +52,11 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { tempPathFor, writeFileAtomic, writeFileAtomicWith } from '../util/atomic.js';
+import { tempPathFor, writeFileAtomicWith } from '../util/atomic.js';
 import { makeDirs } from '../util/dirs.js';
 import { cacheKey, isCacheKey, type KeyPart } from './key.js';
 import type { CacheKindLayout, EntryKind } from './kinds.js';
+import { cacheWrite, cacheWriteFault } from './write-failures.js';
 
 const MAGIC = 'skillret-cache';
 const FRAMING = '1';
@@ -154,7 +157,11 @@ function fileDigest(path: string): { size: number; sha256: string } {
   }
 }
 
-const isMissing = (e: unknown): boolean => (e as NodeJS.ErrnoException)?.code === 'ENOENT';
+/** An entry that is not there: no file, or a file where one of its folders should be (ENOTDIR: nothing could be written there either). */
+const isMissing = (e: unknown): boolean => {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+};
 
 export class CacheStore {
   readonly root: string;
@@ -276,7 +283,15 @@ export class CacheStore {
     return { entries, damaged };
   }
 
-  /** Writes an entry atomically (nothing with the cache off); its path. */
+  /**
+   * Runs a write into the cache: a filesystem error costs one warning per cache root and gives
+   * false (the entry is not cached), and once a root has failed its writes are skipped.
+   */
+  private attempt(write: () => void): boolean {
+    return cacheWrite(this.root, this.log, write);
+  }
+
+  /** Writes an entry atomically (nothing with the cache off, or when the write fails: one warning); its path. */
   write(kind: EntryKind, key: string, body: string | Uint8Array | readonly Uint8Array[], o: { group?: string } = {}): string {
     const path = this.path(kind, key, o.group);
     if (!this.enabled) return path;
@@ -285,10 +300,13 @@ export class CacheStore {
     let length = 0;
     for (const p of pieces) (h.update(p), (length += p.byteLength));
     const head = header(kind, key, length, h.digest('hex'));
-    writeFileAtomicWith(path, (fd) => {
-      writeAll(fd, head);
-      for (const p of pieces) writeAll(fd, p);
-    });
+    this.attempt(() =>
+      writeFileAtomicWith(path, (fd) => {
+        writeAll(fd, head);
+        cacheWriteFault();
+        for (const p of pieces) writeAll(fd, p);
+      }),
+    );
     return path;
   }
 
@@ -300,18 +318,21 @@ export class CacheStore {
   writeStreamed(kind: EntryKind, key: string, produce: (put: (bytes: Uint8Array) => void) => void, o: { group?: string; selfVerified?: boolean } = {}): string {
     const path = this.path(kind, key, o.group);
     if (!this.enabled) return path;
-    writeFileAtomicWith(path, (fd) => {
-      const placeholder = header(kind, key, 0, o.selfVerified ? SELF : '0'.repeat(64));
-      writeAll(fd, placeholder);
-      const h = o.selfVerified ? null : createHash('sha256');
-      let length = 0;
-      produce((bytes) => {
-        writeAll(fd, bytes);
-        h?.update(bytes);
-        length += bytes.byteLength;
-      });
-      writeAll(fd, header(kind, key, length, h ? h.digest('hex') : SELF), 0);
-    });
+    this.attempt(() =>
+      writeFileAtomicWith(path, (fd) => {
+        const placeholder = header(kind, key, 0, o.selfVerified ? SELF : '0'.repeat(64));
+        writeAll(fd, placeholder);
+        cacheWriteFault();
+        const h = o.selfVerified ? null : createHash('sha256');
+        let length = 0;
+        produce((bytes) => {
+          writeAll(fd, bytes);
+          h?.update(bytes);
+          length += bytes.byteLength;
+        });
+        writeAll(fd, header(kind, key, length, h ? h.digest('hex') : SELF), 0);
+      }),
+    );
     return path;
   }
 
@@ -354,22 +375,34 @@ export class CacheStore {
   /**
    * Writes a file another library makes (`produce` writes it at the path given, a temporary
    * sibling), moves it beside the entry as `<key>.<companion>`, then writes the entry: the file's
-   * size and SHA-256 and `describe`. Its path (the companion file's).
+   * size and SHA-256 and `describe`. Its path (the companion file's); null when nothing was written
+   * (the cache is off, or the write failed: one warning, and no file is left behind).
    */
-  writeExternal(kind: EntryKind, key: string, produce: (tmpPath: string) => void, describe: Record<string, unknown> = {}): string {
+  writeExternal(kind: EntryKind, key: string, produce: (tmpPath: string) => void, describe: Record<string, unknown> = {}): string | null {
     const file = this.companionPath(kind, key);
-    if (!this.enabled) return file;
-    makeDirs(this.dir(kind));
+    if (!this.enabled) return null;
     const tmp = tempPathFor(file);
-    try {
-      produce(tmp);
-      const { size, sha256 } = fileDigest(tmp);
-      renameSync(tmp, file);
-      this.write(kind, key, JSON.stringify({ ...describe, file: basename(file), size, sha256 }) + '\n');
-    } finally {
-      rmSync(tmp, { force: true });
-    }
-    return file;
+    let moved = false;
+    const written = this.attempt(() => {
+      try {
+        makeDirs(this.dir(kind));
+        produce(tmp);
+        cacheWriteFault();
+        const { size, sha256 } = fileDigest(tmp);
+        renameSync(tmp, file);
+        moved = true;
+        const meta = JSON.stringify({ ...describe, file: basename(file), size, sha256 }) + '\n';
+        writeFileAtomicWith(this.path(kind, key), (fd) => {
+          cacheWriteFault();
+          writeAll(fd, header(kind, key, Buffer.byteLength(meta), createHash('sha256').update(meta).digest('hex')));
+          writeAll(fd, Buffer.from(meta, 'utf8'));
+        });
+      } finally {
+        rmSync(tmp, { force: true });
+      }
+    });
+    if (!written && moved) this.attempt(() => rmSync(file, { force: true })); // no entry vouches for it
+    return written ? file : null;
   }
 
   /**
@@ -417,8 +450,10 @@ export class CacheStore {
   /** Removes an entry (and its companion file). */
   remove(kind: CacheKindLayout, key: string, group?: string): void {
     if (!this.enabled) return;
-    rmSync(this.path(kind, key, group), { force: true });
-    if (kind.companion) rmSync(this.companionPath(kind, key, group), { force: true });
+    this.attempt(() => {
+      rmSync(this.path(kind, key, group), { force: true });
+      if (kind.companion) rmSync(this.companionPath(kind, key, group), { force: true });
+    });
   }
 
   /**
@@ -428,7 +463,13 @@ export class CacheStore {
   writeNote(kind: CacheKindLayout, group: string, name: string, text: string): void {
     if (!this.enabled) return;
     const file = join(this.dir(kind, group), name);
-    if (!existsSync(file)) writeFileAtomic(file, text);
+    if (!existsSync(file))
+      this.attempt(() =>
+        writeFileAtomicWith(file, (fd) => {
+          cacheWriteFault();
+          writeAll(fd, Buffer.from(text, 'utf8'));
+        }),
+      );
   }
 }
 

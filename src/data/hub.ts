@@ -17,9 +17,10 @@
  *   no token). It is never printed, logged or written; messages never echo request headers.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UserError, where } from '../core/errors.js';
 import { writeFileAtomic } from '../util/atomic.js';
+import { cacheWrite } from '../cache/write-failures.js';
 import { sha256File } from '../util/hash.js';
 import { maskSecrets, urlCredentialProblem } from '../util/secrets.js';
 import { downloadResumable, type RetryPolicy } from './download.js';
@@ -227,7 +228,8 @@ export async function ensureHubDataset(o: HubDatasetOptions): Promise<string> {
     });
     if (got.kind === 'status') {
       if (got.status === 404 && optional) {
-        writeFileAtomic(absentMarker, `HTTP 404 for ${url}\n`);
+        // Only a note that saves asking again: a write that fails costs one warning (cache/write-failures.ts).
+        cacheWrite(dirname(absentMarker), log, () => writeFileAtomic(absentMarker, `HTTP 404 for ${url}\n`));
         log(`${url}: no ${subset} file (404); gold will come from the queries`);
         continue;
       }

@@ -12,13 +12,14 @@
  * 4,392 queries and 15 metrics). The whole database is read on open and written back atomically on save, under
  * a lock file beside it, so two runs finishing together do not lose each other's entries.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import { UserError } from '../core/errors.js';
 import type { PerQueryRecord } from '../formats/per-query-jsonl.js';
-import { writeFileAtomic } from '../util/atomic.js';
+import { writeFileAtomicWith } from '../util/atomic.js';
+import { cacheWriteFault } from '../cache/write-failures.js';
 import { acquireLock } from '../util/folder-lock.js';
 
 export const SCHEMA_VERSION = 1;
@@ -275,7 +276,11 @@ export class HistoryStore {
   }
 
   save(): void {
-    writeFileAtomic(this.file, Buffer.from(this.db.export()));
+    const bytes = Buffer.from(this.db.export());
+    writeFileAtomicWith(this.file, (fd) => {
+      cacheWriteFault();
+      writeFileSync(fd, bytes);
+    });
   }
 
   close(): void {

@@ -78,9 +78,10 @@ export function readEmbedderFacts(cacheDir: string, key: string, log: (line: str
   return storeOf(cacheDir, log).readJson(FACTS_KIND, key, factsOfJson) ?? null;
 }
 
-export function writeEmbedderFacts(cacheDir: string, key: string, facts: EmbedderFacts): void {
+/** Stores the facts of `key` (a write that fails: one warning through `log`, cache/write-failures.ts). */
+export function writeEmbedderFacts(cacheDir: string, key: string, facts: EmbedderFacts, log: (line: string) => void): void {
   const value: EmbedderFacts = { ...facts, frame: { prefix: [...facts.frame.prefix], suffix: [...facts.frame.suffix] } };
-  storeOf(cacheDir).write(FACTS_KIND, key, JSON.stringify(value) + '\n');
+  storeOf(cacheDir, log).write(FACTS_KIND, key, JSON.stringify(value) + '\n');
 }
 
 /** Whether two fact sets agree (a lazily loaded model is checked against the facts it was keyed by). */

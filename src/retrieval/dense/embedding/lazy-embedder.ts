@@ -121,14 +121,14 @@ export async function openEmbedder(model: ResolvedModel, options: EmbedderOption
   const facts = readEmbedderFacts(o.cacheDir, key, o.log);
   if (facts === null) {
     const e = await loadEmbedder(model, options, loc);
-    writeEmbedderFacts(o.cacheDir, key, factsOf(e));
+    writeEmbedderFacts(o.cacheDir, key, factsOf(e), o.log);
     return e;
   }
   return new LazyEmbedder(model, options, facts, async () => {
     const e = await loadEmbedder(model, options, loc);
     const found = factsOf(e);
     if (!sameFacts(found, facts)) {
-      writeEmbedderFacts(o.cacheDir, key, found);
+      writeEmbedderFacts(o.cacheDir, key, found, o.log);
       await e.dispose();
       throw new Error(`dense: the cached facts of model ${model.ref} disagree with the loaded model (rewritten); run again`);
     }
