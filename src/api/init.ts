@@ -6,6 +6,7 @@
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { closest, distance } from 'fastest-levenshtein';
+import { splitNameProblem } from '../data/split-name.js';
 import { UserError, where } from '../core/errors.js';
 import { findRelease, SKILLRET_RELEASES } from '../data/hub.js';
 import { embedderPresetNames, findEmbedderPreset } from '../models/embedder-presets.js';
@@ -68,7 +69,8 @@ function isDir(p: string): boolean {
 }
 
 function datasetFromFolder(path: string, split: string, dir: string): StarterDataset {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(split)) throw new UserError(`--split: ${JSON.stringify(split)} is not a valid split name (letters, digits, '.', '_', '-')`);
+  const splitProblem = splitNameProblem(split);
+  if (splitProblem) throw new UserError(`--split: ${splitProblem}`);
   if (!isDir(path)) throw new UserError(`--dataset: ${path}: dataset folder not found`);
   for (const role of ['skills', 'queries']) {
     const f = join(path, role, `${split}.jsonl`);

@@ -94,6 +94,7 @@ export async function dataFetchCommand(o: DataFetchOptions): Promise<string> {
     ...(pinned ? { expectedSha256: pinned } : {}),
     fetchImpl: recordingFetch,
     endpointLabel: '--endpoint',
+    splitLabel: '--split',
     ...(o.sleep ? { sleep: o.sleep } : {}),
     ...(o.log ? { log: o.log } : {}),
   });

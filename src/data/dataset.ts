@@ -17,6 +17,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { splitNameProblem } from './split-name.js';
 import { UserError, where } from '../core/errors.js';
 import type { Qrels, Query, Skill } from '../core/types.js';
 import { fail, quoteId, requireId, requireInteger, requireString, type RecordAt } from './fields.js';
@@ -159,7 +160,6 @@ export interface Dataset {
   stats: DatasetStats;
 }
 
-const SPLIT_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** Path of one dataset file. */
 export function datasetFilePath(dir: string, role: DatasetRole, split: string): string {
@@ -171,9 +171,8 @@ function layoutHint(dir: string, split: string): string {
 }
 
 function checkSplit(dir: string, split: string): void {
-  if (!SPLIT_RE.test(split)) {
-    throw new UserError(`${where(dir, undefined, 'split')}${JSON.stringify(split)} is not a valid split name (letters, digits, '.', '_', '-')`);
-  }
+  const problem = splitNameProblem(split);
+  if (problem) throw new UserError(`${where(dir, undefined, 'split')}${problem}`);
 }
 
 function checkDir(dir: string, split: string): void {

@@ -35,10 +35,25 @@ export function fail(at: RecordAt, field: string, what: string): never {
   throw new UserError(`${where(at.file, at.line, field)}${what}`);
 }
 
-/** A required non-empty string (ids). */
+/**
+ * ASCII whitespace (what separates the columns of a TREC run or qrels file, so an id holding it
+ * cannot be written there or read back) and the other C0 control characters and DEL.
+ */
+const NOT_IN_ID = /[\u0000-\u0020\u007f]/;
+
+/**
+ * A required id: a non-empty string without whitespace or control characters (a run file names
+ * every skill and query by its id, in whitespace-separated columns). Checked when the dataset is
+ * loaded, so a bad id is named with its file, line and field before any work.
+ */
 export function requireId(rec: Record<string, unknown>, key: string, at: RecordAt, label: string = key): string {
   const v = rec[key];
   if (typeof v !== 'string' || v === '') fail(at, label, `must be a non-empty string, got ${describeValue(v)}`);
+  const bad = NOT_IN_ID.exec(v);
+  if (bad) {
+    const what = /\s/.test(bad[0]) ? 'whitespace' : 'a control character';
+    fail(at, label, `${quoteId(v)} holds ${what} (U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}), which a TREC run cannot hold; ids must be one word`);
+  }
   return v;
 }
 

@@ -24,6 +24,7 @@ import { cacheWrite } from '../cache/write-failures.js';
 import { sha256File } from '../util/hash.js';
 import { maskSecrets, urlCredentialProblem } from '../util/secrets.js';
 import { downloadResumable, type RetryPolicy } from './download.js';
+import { splitNameProblem } from './split-name.js';
 
 export type HubSubset = 'skills' | 'queries' | 'qrels';
 
@@ -103,6 +104,8 @@ export interface HubDatasetOptions {
   log?: (line: string) => void;
   /** How `endpoint` was given, for messages (default `dataset.hub.endpoint`; `--endpoint` for data fetch). */
   endpointLabel?: string;
+  /** How the split was given, for messages (default `dataset.split`; `--split` for data fetch). */
+  splitLabel?: string;
   /** Retries and waits of each download (download.ts defaults). */
   retry?: Partial<RetryPolicy>;
   /** Waits between attempts (tests pass one that returns at once). */
@@ -114,7 +117,6 @@ const REPO_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const COMMIT_RE = /^[0-9a-f]{40}$/;
 const TAG_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const MUTABLE_REFS = new Set(['main', 'master', 'head']);
-const SPLIT_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 function hfToken(): string | undefined {
   const t = process.env['HF_TOKEN'] || process.env['HUGGINGFACE_TOKEN'];
@@ -174,7 +176,8 @@ export function hubFileUrl(endpoint: string, repo: string, revision: string, sub
  */
 export async function ensureHubDataset(o: HubDatasetOptions): Promise<string> {
   checkHubPin(o.repo, o.revision);
-  if (!SPLIT_RE.test(o.split)) throw new UserError(`${where('dataset', undefined, 'split')}${JSON.stringify(o.split)} is not a valid split name`);
+  const splitProblem = splitNameProblem(o.split);
+  if (splitProblem) throw new UserError(`${o.splitLabel ?? 'dataset.split'}: ${splitProblem}`);
   const token = hfToken();
   const fromEnv = o.endpoint === undefined && process.env['HF_ENDPOINT'] !== undefined;
   const endpoint = o.endpoint ?? process.env['HF_ENDPOINT'] ?? 'https://huggingface.co';

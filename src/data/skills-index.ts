@@ -18,7 +18,8 @@ import { CACHE_KINDS, entryKind } from '../cache/kinds.js';
 import type { CacheStore } from '../cache/store.js';
 import { DOC_TEXT_RULES } from './corpus-fingerprint.js';
 
-export const SKILLS_INDEX_KIND = entryKind(CACHE_KINDS.skillsIndex, 'skills-index-v2');
+// v3: ids are checked for whitespace and control characters when the file is read (fields.ts requireId).
+export const SKILLS_INDEX_KIND = entryKind(CACHE_KINDS.skillsIndex, 'skills-index-v3');
 export const SKILLS_INDEX_SUBFOLDER = CACHE_KINDS.skillsIndex.folder;
 
 /** A skill without its texts. */

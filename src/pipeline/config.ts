@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 import type { StageConfig } from '../core/stages.js';
 import { urlCredentialProblem } from '../util/secrets.js';
+import { splitNameProblem } from '../data/split-name.js';
 import { idSchema, posInt } from './kind-config/config-parts.js';
 import { allRerankerKinds, allRetrieverKinds, registryVersion, RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RawModelRerankerConfig, type RetrieverConfig } from './registry.js';
 import { suggestion } from './kind-config/suggest.js';
@@ -44,7 +45,14 @@ const datasetSchema = z
   .strictObject({
     path: z.string().min(1).optional(),
     hub: hubSchema.optional(),
-    split: z.string().min(1).default('test'),
+    split: z
+      .string()
+      .min(1)
+      .superRefine((s, ctx) => {
+        const problem = splitNameProblem(s);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .default('test'),
     skill_md_field: z.string().min(1).default('skill_md'),
     unknown_gold: z.enum(['error', 'drop', 'keep']).optional(),
     gold: z.enum(['qrels', 'skill_ids']).optional(),

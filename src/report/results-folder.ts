@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import type { Report } from '../analysis/report.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/atomic.js';
+import { RESULTS_FILE_NAMES } from '../formats/results-file-names.js';
 import { faultPoint } from '../util/fault.js';
 import { escapeControl } from '../util/terminal-text.js';
 import { formatTrecRun } from '../formats/trec-run.js';
@@ -37,21 +38,7 @@ function roundAll(m: Record<string, number>): Record<string, number> {
 }
 
 /** The names of every file this tool writes into a results folder (`run`, `report`, `explain`). */
-export const RESULTS_FILE_NAMES: ReadonlySet<string> = new Set([
-  'metrics.json',
-  'run.trec',
-  'per-query.jsonl',
-  'official.json',
-  'breakdown.json',
-  'operating-points.json',
-  'explain.jsonl',
-  'explain.json',
-  'summary.md',
-  'manifest.json',
-  'report.html',
-  'queries.jsonl',
-  'skills.jsonl',
-]);
+export { RESULTS_FILE_NAMES };
 
 /** A file of a results folder this tool did not write (a user's notes): kept across reruns. */
 export const isUserFile = (rel: string): boolean => !RESULTS_FILE_NAMES.has(rel.split('/').pop()!);

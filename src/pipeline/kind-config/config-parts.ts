@@ -14,11 +14,15 @@ import { SCORE_PRECISIONS } from '../../rerank/score-precision.js';
 import type { RerankerSpec } from '../../rerank/types.js';
 import { modelLocationProblem, resolveModelRef } from './model-ref.js';
 import { rerankerQuerySchema } from './query-config.js';
+import { RESULTS_FILE_NAMES } from '../../formats/results-file-names.js';
 import { urlProblem, type EndpointConfig, type RemoteApi } from '../../remote/endpoint.js';
 
 export const idSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected an id of letters, digits, ".", "_" or "-" (it names a results folder)');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected an id of letters, digits, ".", "_" or "-" (it names a results folder)')
+  .superRefine((id, ctx) => {
+    if (RESULTS_FILE_NAMES.has(id)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(id)} is the name of a results file; give another id (an id names a folder of the results)` });
+  });
 export const posInt = z.number().int().min(1);
 /** A reranker's `score_precision` (src/rerank/score-precision.ts). */
 export const scorePrecisionSchema = z.enum(SCORE_PRECISIONS);
