@@ -6,6 +6,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CheckFailure, isUserError, UserError } from './core/errors.js';
 import { escapeControl } from './util/terminal-text.js';
+import { expandHome } from './util/paths.js';
+
+/** A path flag's value with a leading `~/` or `$HOME` expanded, as a shell would (util/paths.ts). */
+const home = (v: string): string => expandHome(v);
+/** `home` for each value of a variadic path argument. */
+const homes = (v: string, prev: string[] = []): string[] => [...prev, expandHome(v)];
 import { packageInfo } from './pipeline/manifest.js';
 import type { CompareCommandOptions } from './commands/compare.js';
 
@@ -49,8 +55,8 @@ export function buildProgram(write: (s: string) => void): Command {
   program
     .command('init')
     .description('write a commented starter config, skillret-eval.yaml, that runs as written (BM25 and an embedder on the bundled fixture, copied beside it)')
-    .argument('[dir]', 'folder to write into (created if missing)', '.')
-    .option('--dataset <path>', 'a dataset folder in the official layout instead of the bundled fixture')
+    .argument('[dir]', 'folder to write into (created if missing)', home, '.')
+    .option('--dataset <path>', 'a dataset folder in the official layout instead of the bundled fixture', home)
     .option('--split <split>', 'split of --dataset (default test)')
     .addOption(new Option('--hub <version>', 'the pinned SkillRet release instead of the bundled fixture (downloaded on the first run)').choices(['v1.1', 'v1.0']))
     .option('--model <ref>', 'the embedder: a preset (skillret-eval models list), a local model folder or a hub id', 'glove-6b-100d-static')
@@ -63,11 +69,11 @@ export function buildProgram(write: (s: string) => void): Command {
   program
     .command('run')
     .description('run every retriever × reranker pair of an experiment config and write the results folder')
-    .argument('<config>', 'experiment YAML file')
+    .argument('<config>', 'experiment YAML file', home)
     .option('--dry-run', 'validate the config, print the expanded plan and exit')
     .option('--no-cache', 'neither read nor write any cache (indexes, embeddings, reranker scores)')
     .option('--offline', 'forbid any network access (also: SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1)')
-    .option('--cache-dir <dir>', 'cache root (default: config cache_dir, $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
+    .option('--cache-dir <dir>', 'cache root (default: config cache_dir, $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)', home)
     .option('-q, --quiet', 'no progress or log lines on stderr')
     .option('-v, --verbose', 'print the whole summary (every section of summary.md) instead of the leaderboard')
     .option('--tag <tag>', 'record the runs in the results history with this tag (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
@@ -80,8 +86,8 @@ export function buildProgram(write: (s: string) => void): Command {
   program
     .command('score')
     .description('score an external run file (TREC or official JSON) against qrels, with trec_eval semantics')
-    .requiredOption('--qrels <path>', 'TREC qrels file, SkillRet qrels JSONL, or a dataset folder')
-    .requiredOption('--run <path>', 'TREC run file (qid Q0 docid rank score tag) or official JSON {qid: {docid: score}}')
+    .requiredOption('--qrels <path>', 'TREC qrels file, SkillRet qrels JSONL, or a dataset folder', home)
+    .requiredOption('--run <path>', 'TREC run file (qid Q0 docid rank score tag) or official JSON {qid: {docid: score}}', home)
     .option('--k <list>', 'cutoffs', parseKs, [5, 10, 15])
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--split <split>', 'split, when --qrels is a dataset folder', 'test')
@@ -95,9 +101,9 @@ export function buildProgram(write: (s: string) => void): Command {
   program
     .command('compare')
     .description('compare finished runs from their results files (never re-runs a model): a paper-shaped table with Δ, Holm-corrected significance, W/T/L and groups')
-    .argument('<paths...>', 'results folders (all their runs), run folders or per-query.jsonl files, e.g. results/quickstart')
+    .argument('<paths...>', 'results folders (all their runs), run folders or per-query.jsonl files, e.g. results/quickstart', homes)
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'md', 'latex', 'csv', 'json']).default('table'))
-    .option('--out <file>', 'write the output to this file instead of stdout')
+    .option('--out <file>', 'write the output to this file instead of stdout', home)
     .option('--baseline <run>', 'the run every other is compared with: its label (e.g. bm25/none) or folder (default: the first)')
     .option('--measures <list>', 'metrics (default: NDCG, Recall, Completeness at each k), e.g. NDCG@10,MRR@10', splitList)
     .option('--keys <list>', 'same as --measures', splitList)
@@ -115,7 +121,7 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--close-within <points>', 'verdict close when |Δ| ≤ this many points (default 1.0)', parseFloatOpt('--close-within'))
     .addOption(new Option('--slice <name>', 'the comparison inside each group of a query slice: gold categories, gold count, length tertiles, query generator').choices(['major', 'sub', 'gold', 'length', 'generator']))
     .addOption(new Option('--category-rule <rule>', "major/sub slices: each gold skill's category (the paper's rule) or the primary gold skill's").choices(['each_gold', 'primary_gold']))
-    .option('--correlate <file>', "CSV of another benchmark's score per model (header: model|run|name|system and score, or two columns): Spearman ρ and Kendall τ-b against the main metric, bootstrap CIs over the runs (--seed, --iterations)")
+    .option('--correlate <file>', "CSV of another benchmark's score per model (header: model|run|name|system and score, or two columns): Spearman ρ and Kendall τ-b against the main metric, bootstrap CIs over the runs (--seed, --iterations)", home)
     .action(async (paths: string[], opts: Omit<CompareCommandOptions, 'paths'>) => {
       const { compareWithCheck } = await import('./commands/compare.js');
       const r = await compareWithCheck({ ...opts, paths });
@@ -126,7 +132,7 @@ export function buildProgram(write: (s: string) => void): Command {
   program
     .command('leaderboard')
     .description('the comparable runs of the results history (every run `run` finished, or --rebuild from results folders): the one comparison with significance against a baseline, the paper\'s rows, per-category means')
-    .option('--cache-dir <dir>', 'cache root holding history/results.sqlite (default: $SKILLRET_CACHE_DIR, else the default cache root)')
+    .option('--cache-dir <dir>', 'cache root holding history/results.sqlite (default: $SKILLRET_CACHE_DIR, else the default cache root)', home)
     .option('--rebuild <folders...>', 'recreate the history from these results folders first (every entry before is dropped)')
     .option('--dataset <fingerprint>', 'the dataset fingerprint (or a prefix) when the history holds runs over several')
     .option('--experiment <name>', 'only runs of this experiment')
@@ -142,7 +148,7 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--iterations <n>', 'iterations of the randomisation and bootstrap tests (at most 1000000)', parseIntOpt('--iterations'), 10000)
     .option('--common-queries', 'compare on the queries every run shares instead of refusing')
     .addOption(new Option('--format <format>', 'output format (default: from --out\'s extension, else table)').choices(['table', 'md', 'html', 'json']))
-    .option('--out <file>', 'write the leaderboard to this file (.md, .html, .json or text)')
+    .option('--out <file>', 'write the leaderboard to this file (.md, .html, .json or text)', home)
     .action(async (opts: Omit<import('./commands/leaderboard.js').LeaderboardCommandOptions, never>) => {
       const { leaderboardCommand } = await import('./commands/leaderboard.js');
       write(await leaderboardCommand(opts));
@@ -151,7 +157,7 @@ export function buildProgram(write: (s: string) => void): Command {
   program
     .command('history')
     .description('list the runs of the results history, or remove some (--remove)')
-    .option('--cache-dir <dir>', 'cache root holding history/results.sqlite')
+    .option('--cache-dir <dir>', 'cache root holding history/results.sqlite', home)
     .option('--remove <ids...>', 'remove these entries (ids as listed, e.g. 12 or #12)')
     .option('--dataset <fingerprint>', 'only runs over this dataset fingerprint (or prefix)')
     .option('--experiment <name>', 'only runs of this experiment')
@@ -167,14 +173,14 @@ export function buildProgram(write: (s: string) => void): Command {
   program
     .command('explain')
     .description('where the signal is, for one finished run: sentence erasure, document-field attribution and concentration (explain.jsonl, explain.json); re-scores from the caches, never re-runs the experiment')
-    .argument('<results>', 'a results folder written by run')
+    .argument('<results>', 'a results folder written by run', home)
     .requiredOption('--run <retriever/reranker>', 'the run to explain, e.g. bm25/none')
     .option('--queries <ids>', 'only these query ids (comma-separated)', splitList)
     .option('--failed', 'only queries whose gold skills are not all in the top 10 (Completeness@10 = 0)')
     .option('--hurt', 'only queries the reranker made worse (vs_none NDCG@10 < 0)')
     .option('--sample <n>', 'a deterministic sample of n queries (seeded by the config\'s stats.seed)', parseIntOpt('--sample'))
     .option('--max-queries <n>', `at most n queries, in dataset order (default 200)`, parseIntOpt('--max-queries'))
-    .option('--cache-dir <dir>', "cache root (default: the run's, from its manifest)")
+    .option('--cache-dir <dir>', "cache root (default: the run's, from its manifest)", home)
     .option('--no-cache', 'neither read nor write any cache')
     .option('--offline', 'no network access')
     .option('-q, --quiet', 'no progress or log lines')
@@ -186,8 +192,8 @@ export function buildProgram(write: (s: string) => void): Command {
   program
     .command('report')
     .description('write the self-contained HTML report (comparison, charts, on/off, audit, slices, per-query explorer) of results folders; opens offline')
-    .argument('<paths...>', 'results folders or run folders, e.g. results/quickstart')
-    .option('--out <file>', 'output file (default: <results folder>/report.html when one folder is named)')
+    .argument('<paths...>', 'results folders or run folders, e.g. results/quickstart', homes)
+    .option('--out <file>', 'output file (default: <results folder>/report.html when one folder is named)', home)
     .addOption(new Option('--test <test>', 'paired test of the comparison table').choices(['randomization', 't']).default('randomization'))
     .option('--alpha <x>', 'significance level', parseFloatOpt('--alpha'), 0.05)
     .addOption(new Option('--correction <method>', 'multiple-comparison correction').choices(['holm', 'bonferroni', 'none']).default('holm'))
@@ -239,7 +245,7 @@ export function buildProgram(write: (s: string) => void): Command {
   cache
     .command('info')
     .description('every cache kind under the cache root with its entries, files and bytes, and the total (downloads and the results history too)')
-    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
+    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)', home)
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: { cacheDir?: string; format: 'table' | 'json' }) => {
       const { cacheInfoCommand } = await import('./commands/cache.js');
@@ -248,7 +254,7 @@ export function buildProgram(write: (s: string) => void): Command {
   cache
     .command('prune')
     .description('remove cache entries: every kind (--all), some kinds (--kind) or old ones (--older-than); the results history only with --kind history')
-    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
+    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)', home)
     .option('--kind <kind>', 'only this kind, as `cache info` names it (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--older-than <days>', 'only entries last written more than this many days ago', parseFloatOpt('--older-than'))
     .option('--all', 'every kind but the results history')
@@ -266,7 +272,7 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--repo <repo>', 'another dataset repository (owner/name), with --revision')
     .option('--revision <rev>', 'a 40-hex commit or a tag of --repo')
     .option('--split <split>', 'split', 'test')
-    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)')
+    .option('--cache-dir <dir>', 'cache root (default: $SKILLRET_CACHE_DIR, else <checkout>/.cache or the user-level cache)', home)
     .option('--endpoint <url>', 'hub base URL (default: $HF_ENDPOINT or https://huggingface.co)')
     .option('--offline', 'no network: report a complete cache, refuse a missing file (also SKILLRET_OFFLINE=1 or HF_HUB_OFFLINE=1)')
     .action(async (opts: { version?: string; repo?: string; revision?: string; split: string; cacheDir?: string; endpoint?: string; offline?: boolean }) => {

@@ -22,7 +22,7 @@ import { UserError, where } from '../core/errors.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { cacheWrite } from '../cache/write-failures.js';
 import { sha256File } from '../util/hash.js';
-import { maskSecrets, urlCredentialProblem } from '../util/secrets.js';
+import { hubUrlProblem, maskSecrets, urlCredentialProblem } from '../util/secrets.js';
 import { downloadResumable, type RetryPolicy } from './download.js';
 import { splitNameProblem } from './split-name.js';
 
@@ -190,6 +190,8 @@ export async function ensureHubDataset(o: HubDatasetOptions): Promise<string> {
   } catch {
     throw new UserError(`${label}: ${JSON.stringify(redact(endpoint, token))} is not a URL`);
   }
+  const notHttp = hubUrlProblem(endpoint);
+  if (notHttp) throw new UserError(`${label}: ${redact(notHttp, token)} (nothing downloaded, not retried)`);
   const fetchFn = o.fetchImpl ?? fetch;
   const dir = hubDatasetDir(o.cacheDir, o.repo, o.revision);
   const log = o.log ?? (() => undefined);

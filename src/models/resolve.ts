@@ -16,7 +16,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { UserError } from '../core/errors.js';
-import { urlCredentialProblem } from '../util/secrets.js';
+import { hubUrlProblem, urlCredentialProblem } from '../util/secrets.js';
 import { offlineFromEnv } from '../util/paths.js';
 import { closest, distance } from 'fastest-levenshtein';
 import { EMBEDDER_PRESETS } from './embedder-presets.js';
@@ -64,6 +64,8 @@ export function hubEndpoint(explicit?: string): string {
   const e = explicit ?? process.env.HF_ENDPOINT ?? DEFAULT_ENDPOINT;
   const problem = urlCredentialProblem(e);
   if (problem) throw new UserError(`${explicit !== undefined ? 'endpoint' : 'HF_ENDPOINT'}: ${problem}; give the bare hub URL and put a token in HF_TOKEN`);
+  const notHttp = hubUrlProblem(e);
+  if (notHttp) throw new UserError(`${explicit !== undefined ? 'endpoint' : 'HF_ENDPOINT'}: ${notHttp} (nothing downloaded, not retried)`);
   return e.endsWith('/') ? e : e + '/';
 }
 

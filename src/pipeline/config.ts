@@ -9,8 +9,9 @@ import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml'
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 import type { StageConfig } from '../core/stages.js';
-import { urlCredentialProblem } from '../util/secrets.js';
+import { hubUrlProblem, urlCredentialProblem } from '../util/secrets.js';
 import { splitNameProblem } from '../data/split-name.js';
+import { expandHome } from '../util/paths.js';
 import { idSchema, posInt } from './kind-config/config-parts.js';
 import { allRerankerKinds, allRetrieverKinds, registryVersion, RERANKER_KINDS, RETRIEVER_KINDS, rerankerKind, retrieverKind, schemasOf, type RawModelRerankerConfig, type RetrieverConfig } from './registry.js';
 import { suggestion } from './kind-config/suggest.js';
@@ -35,7 +36,10 @@ const hubSchema = z.strictObject({
     .superRefine((u, ctx) => {
       const secret = urlCredentialProblem(u);
       if (secret) ctx.addIssue({ code: 'custom', message: `${secret}; give the bare hub URL and put a token in HF_TOKEN` });
-      else if (!URL.canParse(u)) ctx.addIssue({ code: 'custom', message: 'expected a URL like https://huggingface.co' });
+      else {
+        const problem = hubUrlProblem(u);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }
     })
     .optional(),
   verify: z.boolean().default(true),
@@ -496,10 +500,10 @@ export function checkConfigText(text: string, file: string): ConfigCheck {
   return check;
 }
 
-/** Relative paths of a config resolve against its folder. */
+/** Relative paths of a config resolve against its folder; a leading `~/` or `$HOME` is the home folder (util/paths.ts expandHome). */
 function absolutePaths(file: string): (p: string) => string {
   const base = dirname(resolve(file));
-  return (p) => resolve(base, p);
+  return (p) => resolve(base, expandHome(p));
 }
 
 function resolveDatasetPaths(ds: RawConfig['dataset'], abs: (p: string) => string): RawConfig['dataset'] {

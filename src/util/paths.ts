@@ -105,3 +105,17 @@ export function offlineFromEnv(): boolean {
   const on = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
   return on(process.env.SKILLRET_OFFLINE) || on(process.env.HF_HUB_OFFLINE);
 }
+
+/**
+ * A path as a shell would expand its home: a leading `~` or `~/`, `$HOME` or `${HOME}` (alone or
+ * before a `/`) becomes the home folder (`$HOME`, else the OS's). Used for every path-valued config
+ * key (`output`, `cache_dir`, `dataset.path`, …) and path flag (`--out`, `--cache-dir`, …), since a
+ * quoted value or one in a YAML file never meets a shell. Anything else is left as it is: `~user`,
+ * other variables, a `~` or `$HOME` inside the path.
+ */
+export function expandHome(p: string, env: NodeJS.ProcessEnv = process.env): string {
+  const m = /^(~|\$HOME|\$\{HOME\})(?=\/|$)/.exec(p);
+  if (!m) return p;
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
+  return home + p.slice(m[0].length);
+}

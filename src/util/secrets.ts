@@ -79,3 +79,19 @@ export function urlCredentialProblem(url: string): string | null {
   if (u.hash !== '' || url.includes('#')) return 'must not hold a fragment';
   return null;
 }
+
+/**
+ * Why `url` cannot be a hub endpoint: not a URL, or not http(s). A `file://` (or any other) URL can
+ * never be downloaded from, so it is refused at once in one line instead of being retried with
+ * backoff as if the network were down. Null when it is an http or https URL.
+ */
+export function hubUrlProblem(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'expected a URL like https://huggingface.co';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `${JSON.stringify(url)} is a ${u.protocol.replace(/:$/, '')}: URL; a hub endpoint is an http or https URL like https://huggingface.co`;
+  return null;
+}
