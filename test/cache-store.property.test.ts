@@ -479,7 +479,7 @@ describe('external files', () => {
       const logs: string[] = [];
       const store = freshStore(logs);
       const key = randomKey(rnd);
-      const file = store.writeExternal(EXTERNAL, key, (tmp) => writeFileSync(tmp, bytes), { note: 'x' });
+      const file = store.writeExternal(EXTERNAL, key, (tmp) => writeFileSync(tmp, bytes), { note: 'x' })!;
       const entry = store.path(EXTERNAL, key);
       expect(file).toBe(store.companionPath(EXTERNAL, key));
       const load = (p: string) => {

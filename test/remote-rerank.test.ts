@@ -64,7 +64,7 @@ beforeEach(() => {
 
 describe('rerank clients', () => {
   it('TEI: {query, texts, truncate, raw_scores}; scores come back in input order', async () => {
-    const c = new RemoteRerankClient({ url: server.url, api: 'tei', apiKeyEnv: 'SKILLRET_RR_KEY', timeoutS: 5, maxRetries: 0, concurrency: 1, batchSize: 8 }, 'm', 'rerankers.rr.endpoint');
+    const c = new RemoteRerankClient({ url: server.url, api: 'tei', apiKeyEnv: 'SKILLRET_RR_KEY', timeoutS: 5, idleTimeoutS: 5, maxRetries: 0, concurrency: 1, batchSize: 8 }, 'm', 'rerankers.rr.endpoint');
     const s = await c.score(QUERIES[0]!, DOCS);
     expect(server.requests[0]!.body).toEqual({ query: QUERIES[0], texts: DOCS, truncate: true, raw_scores: true });
     expect(server.requests[0]!.authorization).toBe(`Bearer ${KEY}`);
@@ -73,7 +73,7 @@ describe('rerank clients', () => {
   });
 
   it('Cohere style: {model, query, documents} to <url>/rerank; results mapped back by index', async () => {
-    const c = new RemoteRerankClient({ url: `${server.url}/v1`, api: 'cohere', apiKeyEnv: 'SKILLRET_RR_KEY', timeoutS: 5, maxRetries: 0, concurrency: 1, batchSize: 8 }, 'jina-reranker-v2', 'rerankers.rr.endpoint');
+    const c = new RemoteRerankClient({ url: `${server.url}/v1`, api: 'cohere', apiKeyEnv: 'SKILLRET_RR_KEY', timeoutS: 5, idleTimeoutS: 5, maxRetries: 0, concurrency: 1, batchSize: 8 }, 'jina-reranker-v2', 'rerankers.rr.endpoint');
     const s = await c.score(QUERIES[1]!, DOCS);
     expect(server.requests[0]).toMatchObject({ path: '/v1/rerank', body: { model: 'jina-reranker-v2', query: QUERIES[1], documents: DOCS } });
     expect(s).toEqual(DOCS.map((d) => cosine(QUERIES[1]!, d, 64)));

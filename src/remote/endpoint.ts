@@ -18,6 +18,8 @@ export interface EndpointConfig<A extends RemoteApi = RemoteApi> {
   /** NAME of the environment variable holding the API key (sent as `Authorization: Bearer <key>`). */
   apiKeyEnv?: string;
   timeoutS?: number;
+  /** Longest wait for the next byte of an answer once its headers came (a stalled answer ends there). */
+  idleTimeoutS?: number;
   maxRetries?: number;
   /** Requests in flight at once. */
   concurrency?: number;
@@ -31,6 +33,7 @@ export interface Endpoint<A extends RemoteApi = RemoteApi> {
   api: A;
   apiKeyEnv?: string;
   timeoutS: number;
+  idleTimeoutS: number;
   maxRetries: number;
   concurrency: number;
   batchSize: number;
@@ -59,7 +62,7 @@ export function endpointRecord<A extends RemoteApi>(e: Endpoint<A>, batchSize = 
   };
 }
 
-export const ENDPOINT_DEFAULTS = Object.freeze({ timeoutS: 300, maxRetries: 4, concurrency: 4, batchSize: 32 });
+export const ENDPOINT_DEFAULTS = Object.freeze({ timeoutS: 300, idleTimeoutS: 60, maxRetries: 4, concurrency: 4, batchSize: 32 });
 
 /** Config key path of an endpoint setting, for messages (`retrievers.<id>.endpoint.<key>`). */
 export type FieldOf = (key: string) => string;
@@ -70,12 +73,14 @@ export function resolveEndpoint<A extends RemoteApi>(e: EndpointConfig<A>, field
     url: e.url,
     api: e.api,
     timeoutS: e.timeoutS ?? ENDPOINT_DEFAULTS.timeoutS,
+    idleTimeoutS: e.idleTimeoutS ?? ENDPOINT_DEFAULTS.idleTimeoutS,
     maxRetries: e.maxRetries ?? ENDPOINT_DEFAULTS.maxRetries,
     concurrency: e.concurrency ?? ENDPOINT_DEFAULTS.concurrency,
     batchSize: e.batchSize ?? batchSizeFallback ?? ENDPOINT_DEFAULTS.batchSize,
   };
   if (e.apiKeyEnv !== undefined) out.apiKeyEnv = e.apiKeyEnv;
   if (!(out.timeoutS > 0)) throw new UserError(`${field('timeout_s')}: expected a positive number of seconds, got ${out.timeoutS}`);
+  if (!(out.idleTimeoutS > 0)) throw new UserError(`${field('idle_timeout_s')}: expected a positive number of seconds, got ${out.idleTimeoutS}`);
   for (const [k, v, min] of [
     ['max_retries', out.maxRetries, 0],
     ['concurrency', out.concurrency, 1],

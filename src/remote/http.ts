@@ -1,7 +1,9 @@
 /**
  * JSON over HTTP for remote inference servers: one request with a timeout (AbortController),
  * retried with exponential backoff on 408/429/5xx, timeouts and network errors, honouring
- * Retry-After, for a bounded number of attempts. The API key is read from the environment
+ * Retry-After, for a bounded number of attempts. An answer is bounded in size (MAX_ANSWER_BYTES) and
+ * in stalls: once its headers came, no byte for `idleTimeoutS` (endpoint.idle_timeout_s, default
+ * 60 s) ends the attempt (retried like a timeout) instead of waiting out the whole `timeout_s`. The API key is read from the environment
  * variable the config names, at call time, and sent as `Authorization: Bearer <key>`.
  *
  * Every failure becomes one UserError line naming the method, the URL (scheme, host and path
@@ -41,6 +43,8 @@ export interface HttpTarget {
   /** Start of every message, e.g. `retrievers.e5.endpoint`. */
   label: string;
   timeoutS: number;
+  /** Longest wait for the next byte of an answer after its headers (default 60 s). */
+  idleTimeoutS?: number;
   /** Retries after the first attempt. */
   maxRetries: number;
   /** NAME of the environment variable holding the API key. */
@@ -50,10 +54,11 @@ export interface HttpTarget {
 }
 
 /** The HTTP target of a resolved endpoint (`label` = its config key path, for messages). */
-export function httpTarget(e: { timeoutS: number; maxRetries: number; apiKeyEnv?: string }, label: string, notFoundHint: string): HttpTarget {
+export function httpTarget(e: { timeoutS: number; idleTimeoutS?: number; maxRetries: number; apiKeyEnv?: string }, label: string, notFoundHint: string): HttpTarget {
   return {
     label,
     timeoutS: e.timeoutS,
+    ...(e.idleTimeoutS !== undefined ? { idleTimeoutS: e.idleTimeoutS } : {}),
     maxRetries: e.maxRetries,
     ...(e.apiKeyEnv !== undefined ? { apiKeyEnv: e.apiKeyEnv } : {}),
     notFoundHint,
@@ -111,6 +116,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 type Failure =
   | { kind: 'http'; status: number; statusText: string; body: string; retryAfterMs?: number }
   | { kind: 'timeout' }
+  | { kind: 'stall' }
   | { kind: 'network'; reason: string };
 
 function networkReason(e: unknown): string {
@@ -123,6 +129,8 @@ function describeFailure(f: Failure, t: HttpTarget, key: string | undefined): st
   switch (f.kind) {
     case 'timeout':
       return `no response within ${t.timeoutS} s (endpoint.timeout_s)`;
+    case 'stall':
+      return `the answer stalled: no byte for ${idleS(t)} s after its headers (endpoint.idle_timeout_s)`;
     case 'network':
       return `cannot reach the server: ${excerpt(f.reason, key, 120)}`;
     case 'http': {
@@ -140,20 +148,42 @@ function describeFailure(f: Failure, t: HttpTarget, key: string | undefined): st
 /** Largest answer read from a server (bytes): a batch of embeddings or scores is a few MB. */
 export const MAX_ANSWER_BYTES = 64 << 20;
 
+/** The stall cap of answers when the endpoint sets none (seconds). */
+export const DEFAULT_IDLE_TIMEOUT_S = 60;
+
+const idleS = (t: HttpTarget): number => t.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S;
+
 class AnswerTooLarge extends Error {}
 
-/** The body as text, read up to `max` bytes; a longer one is cut off (the request aborted) and refused. */
-async function boundedText(res: Response, max: number, ac: AbortController): Promise<string> {
+/**
+ * The body as text, read up to `max` bytes; a longer one is cut off (the request aborted) and
+ * refused. No byte for `idleMs` aborts the request too (`onStall` is told first).
+ */
+async function boundedText(res: Response, max: number, ac: AbortController, idleMs: number, onStall: () => void): Promise<string> {
   if (!res.body) return '';
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength;
-    if (total > max) {
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      onStall();
       ac.abort();
-      throw new AnswerTooLarge(`the answer is more than ${max} bytes (a server that never ends its answer?)`);
+    }, idleMs);
+  };
+  arm();
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      arm();
+      total += chunk.byteLength;
+      if (total > max) {
+        ac.abort();
+        throw new AnswerTooLarge(`the answer is more than ${max} bytes (a server that never ends its answer?)`);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } finally {
+    clearTimeout(idle);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -180,6 +210,7 @@ export async function requestJson(t: HttpTarget, method: 'GET' | 'POST', url: st
     if (stats) stats.requests++;
     const ac = new AbortController();
     let timedOut = false;
+    let stalled = false;
     const timer = setTimeout(() => {
       timedOut = true;
       ac.abort();
@@ -188,7 +219,7 @@ export async function requestJson(t: HttpTarget, method: 'GET' | 'POST', url: st
     let text = '';
     try {
       const res = await fetch(url, { method, headers, ...(payload !== undefined ? { body: payload } : {}), signal: ac.signal });
-      text = await boundedText(res, MAX_ANSWER_BYTES, ac);
+      text = await boundedText(res, MAX_ANSWER_BYTES, ac, idleS(t) * 1000, () => (stalled = true));
       if (!res.ok) {
         const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
         failure = { kind: 'http', status: res.status, statusText: res.statusText, body: text, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
@@ -198,7 +229,7 @@ export async function requestJson(t: HttpTarget, method: 'GET' | 'POST', url: st
         clearTimeout(timer);
         throw new UserError(`${where}: ${e.message}`);
       }
-      failure = timedOut ? { kind: 'timeout' } : { kind: 'network', reason: networkReason(e) };
+      failure = timedOut ? { kind: 'timeout' } : stalled ? { kind: 'stall' } : { kind: 'network', reason: networkReason(e) };
     } finally {
       clearTimeout(timer);
     }

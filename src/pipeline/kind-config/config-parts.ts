@@ -38,6 +38,7 @@ const endpointCommon = {
     .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected the NAME of an environment variable holding the key (capital letters, digits, "_"), not the key itself')
     .optional(),
   timeout_s: z.number().positive().optional(),
+  idle_timeout_s: z.number().positive().optional(),
   max_retries: z.number().int().min(0).optional(),
   concurrency: posInt.optional(),
   batch_size: posInt.optional(),
@@ -57,6 +58,7 @@ export function endpointFromConfig<A extends RemoteApi>(e: EndpointYaml<A>): End
     api: e.api,
     ...(e.api_key_env !== undefined ? { apiKeyEnv: e.api_key_env } : {}),
     ...(e.timeout_s !== undefined ? { timeoutS: e.timeout_s } : {}),
+    ...(e.idle_timeout_s !== undefined ? { idleTimeoutS: e.idle_timeout_s } : {}),
     ...(e.max_retries !== undefined ? { maxRetries: e.max_retries } : {}),
     ...(e.concurrency !== undefined ? { concurrency: e.concurrency } : {}),
     ...(e.batch_size !== undefined ? { batchSize: e.batch_size } : {}),
