@@ -63,7 +63,8 @@ describe('a stalled answer ends at the idle cap', () => {
       '  - { id: e, type: dense, model: intfloat/e5-large-v2, endpoint: { url: "http://127.0.0.1:1/v1", api: openai, idle_timeout_s: 0 } }',
       'output: /o',
     ].join('\n');
-    expect(configError(text)).toMatch(/^\/cfg\/x\.yaml:4: retrievers\[0\]\.endpoint\.idle_timeout_s: /);
+    expect(configError(text)).toBe('/cfg/x.yaml:4: retrievers[0].endpoint.idle_timeout_s: expected number to be >0, got number 0');
+    expect(() => configError(text.replace('idle_timeout_s: 0', 'idle_timeout_s: 0.5'))).toThrow('expected a UserError');
   });
 
   it('a run whose embedding server stalls: exit 2, one line, the earlier results and the cache unchanged', async () => {
