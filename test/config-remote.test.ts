@@ -56,7 +56,7 @@ describe('config: remote endpoints', () => {
       '/cfg/x.yaml:7: retrievers[0].endpoint.apikey_env: unknown key (did you mean "api_key_env"?)',
     );
     expect(err(base(dense('{ url: "http://h:1", api: tei, key: K }')))).toBe(
-      '/cfg/x.yaml:7: retrievers[0].endpoint.key: unknown key (allowed: url, api, api_key_env, timeout_s, max_retries, concurrency, batch_size)',
+      '/cfg/x.yaml:7: retrievers[0].endpoint.key: unknown key (allowed: url, api, api_key_env, timeout_s, idle_timeout_s, max_retries, concurrency, batch_size)',
     );
     expect(err(base(dense('{ url: "http://h:1", api: tei, timout_s: 3 }')))).toMatch(/retrievers\[0\]\.endpoint\.timout_s: unknown key \(did you mean "timeout_s"\?\)/);
     expect(err(base('  - { id: bm25, type: bm25 }', remoteReranker('{ url: "http://h:1", api: cohere, concurency: 2 }')))).toMatch(

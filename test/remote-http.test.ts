@@ -151,9 +151,10 @@ describe('endpoint URLs', () => {
   });
 
   it('applies defaults and checks settings', () => {
-    expect(resolveEndpoint({ url: 'http://h:1', api: 'tei' }, (k) => `e.${k}`)).toEqual({ url: 'http://h:1', api: 'tei', timeoutS: 300, maxRetries: 4, concurrency: 4, batchSize: 32 });
+    expect(resolveEndpoint({ url: 'http://h:1', api: 'tei' }, (k) => `e.${k}`)).toEqual({ url: 'http://h:1', api: 'tei', timeoutS: 300, idleTimeoutS: 60, maxRetries: 4, concurrency: 4, batchSize: 32 });
     expect(resolveEndpoint({ url: 'http://h:1', api: 'tei' }, (k) => `e.${k}`, 8).batchSize).toBe(8);
     expect(() => resolveEndpoint({ url: 'http://h:1', api: 'tei', concurrency: 0 }, (k) => `e.${k}`)).toThrow('e.concurrency: expected an integer >= 1, got 0');
+    expect(() => resolveEndpoint({ url: 'http://h:1', api: 'tei', idleTimeoutS: 0 }, (k) => `e.${k}`)).toThrow('e.idle_timeout_s: expected a positive number of seconds, got 0');
   });
 
   it('offline allows only loopback hosts', () => {

@@ -4,6 +4,7 @@
  * `skillret-eval explain` renders what this returns; `write` (default true) also writes
  * explain.jsonl and explain.json into the run folder.
  */
+import { resetCacheWriteFailures } from '../cache/write-failures.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { StageContext } from '../core/context.js';
@@ -46,6 +47,7 @@ function cacheDirOf(results: string): string | undefined {
 }
 
 export async function explainRun(o: ExplainRunOptions): Promise<ExplainResult & { files: string[] }> {
+  resetCacheWriteFailures();
   if (o.maxQueries !== undefined && (!Number.isInteger(o.maxQueries) || o.maxQueries < 1))
     throw new UserError(`--max-queries: expected a positive integer, got ${String(o.maxQueries)}`);
   const results = resolve(o.results);

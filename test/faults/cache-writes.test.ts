@@ -6,13 +6,13 @@
  * (src/util/fault.ts) for every write into the cache root, and a real ENOTDIR (a cache group folder
  * replaced by a file), which fails for root too.
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { resultsFiles } from '../helpers/results-files.js';
+import { treeHashes } from '../helpers/fault-suite.js';
 import { RESULTS_FILE_NAMES } from '../../src/report/results-folder.js';
 
 const REPO = resolve(__dirname, '..', '..');
@@ -22,20 +22,6 @@ afterEach(() => void delete process.env.SKILLRET_FAULT_AT);
 
 /** Results files that do not record timings or the cache's state (summary.md and manifest.json do). */
 const SAME = new Set([...RESULTS_FILE_NAMES].filter((n) => n !== 'summary.md' && n !== 'manifest.json'));
-
-/** Every file under `d` (relative path → SHA-256); folders alone are not listed. */
-function hashes(d: string): Map<string, string> {
-  const m = new Map<string, string>();
-  const walk = (p: string, rel: string) => {
-    for (const e of readdirSync(p).sort()) {
-      const f = join(p, e);
-      if (statSync(f).isDirectory()) walk(f, `${rel}${e}/`);
-      else m.set(`${rel}${e}`, createHash('sha256').update(readFileSync(f)).digest('hex'));
-    }
-  };
-  walk(d, '');
-  return m;
-}
 
 /** A config writing to `out`; `models`: BM25 and GloVe dense (HNSW), each with and without the GloVe MaxSim reranker (every cache kind a run writes). */
 function config(name: string, models: boolean): string {
@@ -85,20 +71,20 @@ describe('a cache write that fails costs one warning, not the run', () => {
     expect(r.err).not.toContain(join(dir, 'full'));
     expect(resultsFiles(join(dir, 'full'), SAME)).toEqual(reference.get('ref-models'));
     // Not cached: no entry, no temporary file, no history.
-    expect([...hashes(cache).keys()]).toEqual([]);
+    expect([...treeHashes(cache).keys()]).toEqual([]);
   }, 60_000);
 
   it('a read-only cache (EROFS) that holds every entry already: the history is not written, one warning, the cache unchanged', async () => {
     const cache = join(dir, 'cache-ro');
     const cfg = config('ro', false);
     expect((await runCli(['run', cfg, '--offline', '-q', '--cache-dir', cache])).code).toBe(0);
-    const before = hashes(cache);
+    const before = treeHashes(cache);
     process.env.SKILLRET_FAULT_AT = 'cache-write:EROFS';
     const r = await runCli(['run', cfg, '--offline', '--cache-dir', cache]);
     expect(r.code, r.err).toBe(0);
     expect(warnings(r.err)).toEqual([warning(cache, 'read-only file system (EROFS)')]);
     expect(resultsFiles(join(dir, 'ro'), SAME)).toEqual(reference.get('ref-bm25'));
-    expect(hashes(cache)).toEqual(before);
+    expect(treeHashes(cache)).toEqual(before);
   }, 60_000);
 
   it('a cache group folder that is a file (a real ENOTDIR): the entry is computed, not cached, one warning; nothing in the cache changes', async () => {
@@ -110,13 +96,13 @@ describe('a cache write that fails costs one warning, not the run', () => {
     expect(runs).toHaveLength(1);
     rmSync(join(cache, 'bm25', runs[0]!), { recursive: true });
     writeFileSync(join(cache, 'bm25', runs[0]!), 'in the way\n');
-    const before = hashes(cache);
+    const before = treeHashes(cache);
     const r = await runCli(['run', cfg, '--offline', '--cache-dir', cache]);
     expect(r.code, r.err).toBe(0);
     const w = warnings(r.err);
     expect(w).toHaveLength(1);
     expect(w[0]).toMatch(new RegExp(`^warning: cache: cannot write in ${cache.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*\\(ENOTDIR\\); going on without caching`));
     expect(resultsFiles(join(dir, 'notdir'), SAME)).toEqual(reference.get('ref-bm25'));
-    expect(hashes(cache)).toEqual(before);
+    expect(treeHashes(cache)).toEqual(before);
   }, 60_000);
 });
