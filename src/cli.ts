@@ -91,9 +91,13 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--split <split>', 'split, when --qrels is a dataset folder', 'test')
     .option('--measures <list>', 'measures instead of the defaults, e.g. NDCG@10,Recall@20,MRR@10 (trec_eval names like ndcg_cut_10 work too; recip_rank: MRR over the whole ranking)', splitList)
     .option('--per-query', "with --format json: every evaluated query's unrounded values (per_query), like trec_eval -q")
-    .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string; measures?: string[]; perQuery?: boolean }) => {
-      const { scoreCommand } = await import('./commands/score.js');
-      write(await scoreCommand(opts));
+    .option('--expect <file>', 'regression gate: a YAML/JSON list of expectations on the metrics (run: may be left out); exit code 1 when one fails')
+    .option('--junit <file>', 'write the gates as JUnit XML (one testcase per gate) for CI')
+    .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string; measures?: string[]; perQuery?: boolean; expect?: string; junit?: string }) => {
+      const { scoreCommandWithGates } = await import('./commands/score.js');
+      const r = await scoreCommandWithGates(opts);
+      write(r.text);
+      if (r.gateFailures.length > 0) throw new CheckFailure(r.gateFailures);
     });
 
   program

@@ -7,7 +7,9 @@
 import type { GateOutcome, GateReport } from '../analysis/gates.js';
 import { formatFixed, roundHalfEven } from '../util/python-round.js';
 import { plural } from '../util/plural.js';
-import { pval } from './cells.js';
+import { pct, pval } from './cells.js';
+import { MARKDOWN } from './medium.js';
+import { escapeMd, mdTable } from './markdown.js';
 import type { Medium } from './medium.js';
 
 /** The name of the file of a results folder that holds the gate outcomes (written only when the experiment has expectations). */
@@ -155,4 +157,15 @@ export function junitXml(g: GateReport | undefined, suite: string): string {
   }
   lines.push('</testsuite>');
   return lines.join('\n') + '\n';
+}
+
+/** What `score --expect` appends to $GITHUB_STEP_SUMMARY: the measures of the scored run (×100) and the gate table. */
+export function renderScoreMarkdown(label: string, metrics: Readonly<Record<string, number>>, g: GateReport): string {
+  const keys = Object.keys(metrics);
+  return (
+    `### skillret-eval score: ${escapeMd(label)}\n\n` +
+    mdTable(['Measure', '×100'], keys.map((k) => [escapeMd(k), pct(metrics[k])]), ['l', 'r']) +
+    renderGateSection(g, MARKDOWN) +
+    '\n'
+  );
 }
