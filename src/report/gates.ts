@@ -7,6 +7,7 @@
 import type { GateOutcome, GateReport } from '../analysis/gates.js';
 import { formatFixed, roundHalfEven } from '../util/python-round.js';
 import { plural } from '../util/plural.js';
+import { escapeControl } from '../util/terminal-text.js';
 import { pct, pval } from './cells.js';
 import { MARKDOWN } from './medium.js';
 import { escapeMd, mdTable } from './markdown.js';
@@ -120,10 +121,15 @@ export function gatesJson(g: GateReport): Record<string, unknown> {
   };
 }
 
-/** Text for XML: the five special characters escaped, characters XML 1.0 forbids (controls, lone surrogates, U+FFFE/U+FFFF) as U+FFFD. */
+/**
+ * Text for XML: control characters made visible (`\uXXXX`, util/terminal-text.ts, as in every other
+ * output; newline and tab kept), the other characters XML 1.0 forbids (lone surrogates, U+FFFE,
+ * U+FFFF) likewise, then the five special characters and the line breaks and tabs as references
+ * (so an attribute keeps them).
+ */
 export function escapeXml(s: string): string {
-  return s
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+  return escapeControl(s)
+    .replace(/[\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
