@@ -78,9 +78,13 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('-v, --verbose', 'print the whole summary (every section of summary.md) instead of the leaderboard')
     .option('--tag <tag>', 'record the runs in the results history with this tag (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--no-history', 'do not record the runs in the results history (`leaderboard`)')
-    .action(async (config: string, opts: { dryRun?: boolean; cache?: boolean; offline?: boolean; cacheDir?: string; quiet?: boolean; verbose?: boolean; tag?: string[]; history?: boolean }) => {
-      const { runCommand } = await import('./commands/run.js');
-      write(await runCommand({ config, ...opts }));
+    .option('--expect <file>', "regression gate: a YAML/JSON list of expectations (as a config's expect:) checked with the config's own; exit code 1 when one fails")
+    .option('--junit <file>', 'write the gates as JUnit XML (one testcase per gate) for CI')
+    .action(async (config: string, opts: { dryRun?: boolean; cache?: boolean; offline?: boolean; cacheDir?: string; quiet?: boolean; verbose?: boolean; tag?: string[]; history?: boolean; expect?: string; junit?: string }) => {
+      const { runCommandWithGates } = await import('./commands/run.js');
+      const r = await runCommandWithGates({ config, ...opts });
+      write(r.text);
+      if (r.gateFailures.length > 0) throw new CheckFailure(r.gateFailures);
     });
 
   program
@@ -93,9 +97,13 @@ export function buildProgram(write: (s: string) => void): Command {
     .option('--split <split>', 'split, when --qrels is a dataset folder', 'test')
     .option('--measures <list>', 'measures instead of the defaults, e.g. NDCG@10,Recall@20,MRR@10 (trec_eval names like ndcg_cut_10 work too; recip_rank: MRR over the whole ranking)', splitList)
     .option('--per-query', "with --format json: every evaluated query's unrounded values (per_query), like trec_eval -q")
-    .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string; measures?: string[]; perQuery?: boolean }) => {
-      const { scoreCommand } = await import('./commands/score.js');
-      write(await scoreCommand(opts));
+    .option('--expect <file>', 'regression gate: a YAML/JSON list of expectations on the metrics (run: may be left out); exit code 1 when one fails')
+    .option('--junit <file>', 'write the gates as JUnit XML (one testcase per gate) for CI')
+    .action(async (opts: { qrels: string; run: string; k: number[]; format: 'table' | 'json'; split: string; measures?: string[]; perQuery?: boolean; expect?: string; junit?: string }) => {
+      const { scoreCommandWithGates } = await import('./commands/score.js');
+      const r = await scoreCommandWithGates(opts);
+      write(r.text);
+      if (r.gateFailures.length > 0) throw new CheckFailure(r.gateFailures);
     });
 
   program
@@ -306,7 +314,7 @@ export async function main(argv: string[], rawWrite: (s: string) => void = (s) =
       return 2;
     }
     if (e instanceof CheckFailure) {
-      process.stderr.write(`skillret-eval: ${escapeControl(e.message)}\n`);
+      for (const line of e.lines) process.stderr.write(`skillret-eval: ${escapeControl(line.replace(/\n/g, ' '))}\n`);
       return 1;
     }
     throw e;

@@ -21,6 +21,8 @@ import { stageCost, type StageCost } from './stage-cost.js';
 import { queryInfos, skillInfos } from './explorer.js';
 import type { QueryInfo, SkillInfo } from '../formats/explorer-files.js';
 import { leaderboard, runLeaderboardSettings, type Leaderboard } from './leaderboard.js';
+import { expectationsOf, type Expectation } from '../pipeline/expect.js';
+import { evaluateGates, type GateReport } from './gates.js';
 
 export interface Report {
   /** The pipeline's result: config, dataset, measures, runs (evaluations, on/off, audit, …), stages, timings. */
@@ -53,11 +55,15 @@ export interface Report {
   /** The explorer's queries and skills (explorer.ts): what queries.jsonl and skills.jsonl hold. */
   queries: QueryInfo[];
   skills: SkillInfo[];
+  /** The regression gate (gates.ts): every expectation checked; undefined when there is none. */
+  gates: GateReport | undefined;
 }
 
 export interface AnalyzeOptions {
   /** Pinned releases the dataset is matched against (default: the SkillRet releases). */
   releases?: readonly SkillretRelease[];
+  /** The expectations to check (default: the config's `expect:`); `run --expect FILE` adds the file's. */
+  expectations?: readonly Expectation[];
 }
 
 /** The primary key of an experiment's tables: the main metric of its measures (metrics/measures.ts `mainKey`). */
@@ -77,7 +83,18 @@ export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {
     { rule: categoryRule, keys: res.measures.map(measureKey), primaryKey, seed: res.config.stats.seed, iterations: res.config.stats.iterations },
   );
   const records = res.runs.map((r) => perQueryRecords(res, r, res.config.output));
-  const board = leaderboard(records, runLeaderboardSettings(res.config.stats));
+  const settings = runLeaderboardSettings(res.config.stats);
+  const board = leaderboard(records, settings);
   const paper = paperReport(res, releases, tolerances);
-  return { result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper, tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res, { pinnedRelease: paper !== undefined }), cost: res.stages.map(stageCost), queries: queryInfos(res), skills: skillInfos(res) };
+  const expectations = o.expectations ?? expectationsOf((res.config.expect ?? []).map((entry, index) => ({ index, entry })), (i) => `expect[${i}]`);
+  const gates =
+    expectations.length > 0
+      ? evaluateGates(
+          expectations,
+          res.runs.map((r, i) => ({ label: records[i]!.label, means: r.evaluation.aggregate, records: records[i]! })),
+          settings,
+        )
+      : undefined;
+  return {
+    gates, result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper, tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res, { pinnedRelease: paper !== undefined }), cost: res.stages.map(stageCost), queries: queryInfos(res), skills: skillInfos(res) };
 }

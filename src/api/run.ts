@@ -20,7 +20,13 @@ import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { recordRuns } from './history.js';
 import { cacheWriteFailed, cacheWritesFailed, isFsError, resetCacheWriteFailures } from '../cache/write-failures.js';
 import type { ReportInput } from '../formats/report-input.js';
-import { renderTerminalSummary } from '../report/systems/run-leaderboard.js';
+import { renderCompactMarkdown, renderTerminalSummary } from '../report/systems/run-leaderboard.js';
+import { failureLines, junitXml } from '../report/gates.js';
+import type { GateReport } from '../analysis/gates.js';
+import type { Expectation } from '../pipeline/expect.js';
+import { checkOutFile } from '../util/out-file.js';
+import { appendFileSync } from 'node:fs';
+import { writeFileAtomic } from '../util/atomic.js';
 import { renderSummary } from '../report/summary.js';
 import { TERMINAL } from '../report/medium.js';
 import { escapeControl } from '../util/terminal-text.js';
@@ -55,6 +61,18 @@ export interface RunExperimentOptions {
    * handles signals itself leaves it off (default false).
    */
   handleSignals?: boolean;
+  /**
+   * An expect file (`--expect`): expectations beyond the config's `expect:` (a list, or a mapping
+   * with one `expect:` key), checked with the config before any work.
+   */
+  expect?: string;
+  /** A file to write the gates to as JUnit XML (`--junit`), after the results; checked before any work like an `--out` path. */
+  junit?: string;
+  /**
+   * A Markdown file the compact summary (the leaderboard and the gate table) is appended to, after
+   * the results: the CLI passes $GITHUB_STEP_SUMMARY. Checked before any work (its folder exists, it is no folder).
+   */
+  stepSummary?: string;
 }
 
 /** One retriever × reranker pair of a finished experiment. */
@@ -85,6 +103,10 @@ export interface ExperimentReport {
   /** Every section of summary.md rendered for the terminal (no Markdown markup, no HTML entities): what `run -v` prints. */
   details: string;
   runs: ExperimentRun[];
+  /** The regression gate's outcomes (the config's `expect:` and the `expect` file's); undefined when there is no expectation. */
+  gates: GateReport | undefined;
+  /** One line per failed gate (report/gates.ts `failureLine`); empty when every gate passed or there is none. */
+  gateFailures: string[];
 }
 
 interface Settings {
@@ -92,6 +114,7 @@ interface Settings {
   cacheDir: string;
   useCache: boolean;
   offline: boolean;
+  expectations: Expectation[];
 }
 
 /**
@@ -104,7 +127,27 @@ interface Settings {
 function settings(config: Config | string, o: RunExperimentOptions, writes: boolean): Settings {
   if (o.cacheDir !== undefined && o.cacheDir.trim() === '') throw new UserError('--cache-dir: empty path (it would make the current folder the cache root)');
   const useCache = o.cache !== false;
-  const checked = checkExperiment(config, { ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}), useCache, offline: Boolean(o.offline), writes });
+  // The files written beside the results (--junit, the step summary), looked at with the config's problems.
+  const early: string[] = [];
+  const configFile = typeof config === 'string' ? config : config.file;
+  const inputs = [configFile, ...(o.expect !== undefined ? [o.expect] : [])];
+  for (const [path, flag] of [[o.junit, '--junit'], [o.stepSummary, '$GITHUB_STEP_SUMMARY']] as const) {
+    if (path === undefined || !writes) continue;
+    try {
+      checkOutFile(path, { flag, inputs });
+    } catch (e) {
+      if (!isUserError(e)) throw e;
+      early.push(...e.problems);
+    }
+  }
+  let checked;
+  try {
+    checked = checkExperiment(config, { ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}), useCache, offline: Boolean(o.offline), writes, ...(o.expect !== undefined ? { expectFile: o.expect } : {}) });
+  } catch (e) {
+    if (isUserError(e) && early.length > 0) throw new UserError([...e.problems, ...early]);
+    throw e;
+  }
+  if (early.length > 0) throw new UserError(early);
   const c = checked.config;
   const cacheDir = checked.cacheDir;
   let output = resolve(c.output);
@@ -121,7 +164,7 @@ function settings(config: Config | string, o: RunExperimentOptions, writes: bool
       throw new UserError(`${c.file}: output: ${c.output} is a symbolic link to nothing (${readlinkSync(output)}); remove it or point it at a folder`);
     }
   }
-  return { config: output === resolve(c.output) ? c : { ...c, output }, cacheDir, useCache, offline: checked.offline };
+  return { config: output === resolve(c.output) ? c : { ...c, output }, cacheDir, useCache, offline: checked.offline, expectations: checked.expectations };
 }
 
 /** A path as the terminal shows it: relative to the working folder when under it. */
@@ -182,6 +225,8 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
   let terminal: string;
   let details: string;
   let folder: ReportInput;
+  let gates: GateReport | undefined;
+  let compact: string;
   try {
     if (lock.staleTakenOver) ctx.log(`output: took over the stale lock of a killed run (pid ${lock.staleTakenOver.pid}, started ${lock.staleTakenOver.started_at})`);
     for (const line of recoverFolder(out)) ctx.log(`output: ${line}`);
@@ -197,7 +242,9 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       const startedAt = new Date().toISOString();
       const total = stopwatch();
       res = await runPipeline(ctx, s.config);
-      const report = analyze(res);
+      const report = analyze(res, { expectations: s.expectations });
+      gates = report.gates;
+      compact = renderCompactMarkdown(report);
       const written = writeResults(report, { startedAt, finishedAt: new Date().toISOString(), cacheDir: s.cacheDir, useCache: s.useCache, offline: s.offline, totalSeconds: total(), ...(o.tags?.length ? { tags: o.tags } : {}) }, { dir: staged.staging });
       summary = written.summary;
       folder = written.folder.input;
@@ -217,8 +264,11 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
   } finally {
     lock.release();
   }
-  // The results are in place: a history that cannot be written costs a warning, not the run (the
-  // cache's one warning when it is the cache root that cannot be written; none more when it was given).
+  // The results are in place; then the files beside them that CI reads.
+  if (o.junit !== undefined) writeBeside(o.junit, junitXml(gates, s.config.name), out, (p, d) => writeFileAtomic(p, d));
+  if (o.stepSummary !== undefined) writeBeside(o.stepSummary, compact, out, (p, d) => appendFileSync(p, d.endsWith('\n\n') ? d : `${d}\n`));
+  // A history that cannot be written costs a warning, not the run (the cache's one warning when it
+  // is the cache root that cannot be written; none more when it was given).
   if (s.useCache && o.history !== false && !cacheWritesFailed(s.cacheDir)) {
     try {
       const h = await recordRuns(folder, s.cacheDir);
@@ -236,6 +286,8 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
     summary,
     terminal,
     details,
+    gates,
+    gateFailures: gates ? failureLines(gates) : [],
     runs: res.runs.map((r) => ({
       retriever: r.retriever,
       reranker: r.reranker,
@@ -245,4 +297,14 @@ export async function runExperiment(config: Config | string, o: RunExperimentOpt
       perQuery: r.evaluation.perQuery,
     })),
   };
+}
+
+/** Writes a file beside the results (--junit, the step summary); a failure is one line saying the results are in place. */
+function writeBeside(path: string, data: string, output: string, write: (path: string, data: string) => void): void {
+  try {
+    write(path, data);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new UserError(`${path}: ${typeof err.code === 'string' ? fsErrorText(err) : String(e)}; the results in ${output} are written`);
+  }
 }

@@ -20,6 +20,10 @@ export interface RunOptions {
   history?: boolean;
   /** Where informational lines and progress go (default stderr). */
   log?: (line: string) => void;
+  /** `--expect FILE`: expectations beyond the config's `expect:`. */
+  expect?: string;
+  /** `--junit FILE`: the gates as JUnit XML. */
+  junit?: string;
 }
 
 /**
@@ -27,6 +31,14 @@ export interface RunOptions {
  * and those of the models and files its plan needs are listed together, before any stage runs.
  */
 export async function runCommand(o: RunOptions): Promise<string> {
+  return (await runCommandWithGates(o)).text;
+}
+
+/**
+ * The text for stdout and one line per failed gate (the CLI prints them on stderr and exits 1).
+ * With $GITHUB_STEP_SUMMARY set (a GitHub Actions job), the compact summary is appended to that file.
+ */
+export async function runCommandWithGates(o: RunOptions): Promise<{ text: string; gateFailures: string[] }> {
   const config = o.config;
   const opts = {
     ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}),
@@ -36,9 +48,12 @@ export async function runCommand(o: RunOptions): Promise<string> {
     history: o.history !== false,
     handleSignals: true,
     ...(o.tag !== undefined ? { tags: o.tag } : {}),
+    ...(o.expect !== undefined ? { expect: o.expect } : {}),
+    ...(o.junit !== undefined ? { junit: o.junit } : {}),
+    ...(process.env.GITHUB_STEP_SUMMARY ? { stepSummary: process.env.GITHUB_STEP_SUMMARY } : {}),
     log: o.quiet ? () => {} : (o.log ?? ((line: string) => void process.stderr.write(`${escapeControl(line)}\n`))),
   };
-  if (o.dryRun) return planExperiment(config, opts);
+  if (o.dryRun) return { text: planExperiment(config, opts), gateFailures: [] };
   const report = await runExperiment(config, opts);
-  return o.verbose ? `${report.details}\n${report.terminal}` : report.terminal;
+  return { text: o.verbose ? `${report.details}\n${report.terminal}` : report.terminal, gateFailures: report.gateFailures };
 }

@@ -17,6 +17,8 @@ import { measureKey } from '../metrics/measures.js';
 import { formatPercent } from '../metrics/official-percent.js';
 import { roundHalfEven } from '../util/python-round.js';
 import { scoreRun } from '../api/score.js';
+import { gatesJson, renderGateSection } from '../report/gates.js';
+import { TERMINAL } from '../report/medium.js';
 
 export interface ScoreOptions {
   /** TREC qrels file, SkillRet qrels JSONL file, or dataset folder (`<dir>/qrels/<split>.jsonl` ...). */
@@ -32,6 +34,10 @@ export interface ScoreOptions {
   measures?: string[];
   /** JSON only: add every evaluated query's values (`per_query`). */
   perQuery?: boolean;
+  /** `--expect FILE`: expectations on the run's metrics. */
+  expect?: string;
+  /** `--junit FILE`: the gates as JUnit XML. */
+  junit?: string;
 }
 
 /** The JSON document of a score (see the module comment). */
@@ -102,10 +108,27 @@ export function scoreTable(e: Evaluation, extraNoRelevant: readonly string[] = [
 }
 
 export async function scoreCommand(o: ScoreOptions): Promise<string> {
+  return (await scoreCommandWithGates(o)).text;
+}
+
+/**
+ * The text for stdout and one line per failed gate (the CLI prints them on stderr and exits 1). With
+ * `--expect`, the table is followed by the gate table and the JSON gets `gates` (gates.json's
+ * object); with $GITHUB_STEP_SUMMARY set too, the measures and the gate table are appended to it.
+ */
+export async function scoreCommandWithGates(o: ScoreOptions): Promise<{ text: string; gateFailures: string[] }> {
   if (o.format !== 'table' && o.format !== 'json') {
     throw new UserError(`--format: expected table or json, got ${JSON.stringify(o.format)}`);
   }
   if (o.perQuery === true && o.format !== 'json') throw new UserError('--per-query: needs --format json');
-  const { evaluation, queriesWithoutGold } = await scoreRun(o);
-  return o.format === 'json' ? scoreJson(evaluation, queriesWithoutGold, o.perQuery === true) : scoreTable(evaluation, queriesWithoutGold);
+  const step = process.env.GITHUB_STEP_SUMMARY;
+  const { evaluation, queriesWithoutGold, gates, gateFailures } = await scoreRun({ ...o, ...(step ? { stepSummary: step } : {}) });
+  let text: string;
+  if (o.format === 'json') {
+    text = scoreJson(evaluation, queriesWithoutGold, o.perQuery === true);
+    if (gates) text = JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), gates: gatesJson(gates) }, null, 2) + '\n';
+  } else {
+    text = scoreTable(evaluation, queriesWithoutGold) + (gates ? renderGateSection(gates, TERMINAL) : '');
+  }
+  return { text, gateFailures };
 }

@@ -31,12 +31,18 @@ export function isUserError(e: unknown): e is UserError {
 }
 
 /**
- * A check the user asked for did not pass (e.g. `compare --check` with a FAIL verdict): the CLI has
- * already printed the output, prints `message` as one line and exits with code 1.
+ * A check the user asked for did not pass (e.g. `compare --check` with a FAIL verdict, a failed
+ * regression gate of `run` or `score`): the CLI has already printed the output, prints each of
+ * `lines` (the message, or one line per failed check) on its own line and exits with code 1.
  */
 export class CheckFailure extends Error {
   override readonly name = 'CheckFailure';
-  constructor(message: string) {
-    super(message);
+  /** One self-contained line per failed check (at least one); `message` is them joined by newlines. */
+  readonly lines: readonly string[];
+  constructor(message: string | readonly string[]) {
+    const lines = typeof message === 'string' ? [message] : [...message];
+    if (lines.length === 0) throw new Error('CheckFailure: no line given');
+    super(lines.join('\n'));
+    this.lines = lines;
   }
 }

@@ -18,4 +18,7 @@ export const RESULTS_FILE_NAMES: ReadonlySet<string> = new Set([
   'report.html',
   'queries.jsonl',
   'skills.jsonl',
+  'gates.json',
+  'mask.json',
+  'siblings.json',
 ]);

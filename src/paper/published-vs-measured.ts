@@ -96,9 +96,19 @@ function commonDeviations(res: ExperimentResult): string[] {
   return out;
 }
 
-function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit, tolerances: Tolerances): PaperRunComparison | undefined {
-  const retriever = res.config.retrievers.find((r) => r.id === run.retriever);
-  const reranker = res.config.rerankers.find((r) => r.id === run.reranker);
+/**
+ * The published rows a run of a config may be compared with, in the order they are tried (the first
+ * one with a published cell the run measured is used), with the run's paper counterparts; none when
+ * the run has no published counterpart. The one rule of which published numbers belong to a run:
+ * the comparison below and the expectations of configs/paper-*.yaml (test/paper-expectations.test.ts).
+ */
+export function publishedCounterparts(
+  config: Pick<ExperimentResult['config'], 'retrievers' | 'rerankers'>,
+  run: { retriever: string; reranker: string },
+  version: PaperSplit,
+): { retriever: RetrieverConfig; fs: PaperCounterpart; rr: PaperCounterpart | undefined; depth: number | undefined; rows: { match: ReturnType<typeof findPaperRows>[number]; published: ReturnType<typeof publishedCells> }[] } | undefined {
+  const retriever = config.retrievers.find((r) => r.id === run.retriever);
+  const reranker = config.rerankers.find((r) => r.id === run.reranker);
   if (!retriever || !reranker) return undefined;
   const fs = paperFirstStage(retriever);
   if (!fs) return undefined;
@@ -107,9 +117,15 @@ function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit, 
   // No oracle-pool numbers are published: an oracle run has no counterpart.
   if ('oracle' in reranker && reranker.oracle) return undefined;
   const depth = 'depth' in reranker ? reranker.depth : undefined;
-  const matches = findPaperRows(version, fs.model, rr?.model);
-  for (const m of matches) {
-    const published = publishedCells(m, depth);
+  const rows = findPaperRows(version, fs.model, rr?.model).map((match) => ({ match, published: publishedCells(match, depth) }));
+  return { retriever, fs, rr, depth, rows };
+}
+
+function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit, tolerances: Tolerances): PaperRunComparison | undefined {
+  const counterparts = publishedCounterparts(res.config, run, version);
+  if (!counterparts) return undefined;
+  const { retriever, fs, rr, depth } = counterparts;
+  for (const { match: m, published } of counterparts.rows) {
     const metrics: PaperMetricComparison[] = [];
     for (const [metric, { value, column }] of Object.entries(published)) {
       const yours = run.evaluation.aggregate[metric];

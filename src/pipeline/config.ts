@@ -18,7 +18,8 @@ import { suggestion } from './kind-config/suggest.js';
 import { DEFAULT_TARGET_COMPLETENESS } from '../operating-points/points.js';
 import { CATEGORY_RULES, DEFAULT_CATEGORY_RULE } from '../metrics/query-slices.js';
 import { DEFAULT_TOLERANCES } from '../metrics/verdict.js';
-import { experimentMeasures } from '../metrics/measures.js';
+import { experimentMeasures, measureKey } from '../metrics/measures.js';
+import { expectationProblems, expectEntrySchema, expectListSchema, type ExpectEntry, type ExpectTargets } from './expect.js';
 
 /** Upper bound of `stats.iterations` and `compare --iterations` (a run of the randomisation test stays in seconds). */
 export const MAX_ITERATIONS = 1_000_000;
@@ -92,6 +93,21 @@ const reportSchema = z
   })
   .default({ category_rule: DEFAULT_CATEGORY_RULE, ok_within: DEFAULT_TOLERANCES.ok, close_within: DEFAULT_TOLERANCES.close });
 
+// measures beyond the defaults at each k (metrics/measures.ts experimentMeasures): Hit@1, Recall@50, Judged, …
+const measuresSchema = z
+  .array(
+    z.string().superRefine((s, ctx) => {
+      try {
+        experimentMeasures([1], [s]);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: e instanceof Error ? e.message : String(e) });
+      }
+    }),
+  )
+  .optional();
+
+const kSchema = z.array(posInt).min(1).default([5, 10, 15]);
+
 /**
  * The whole config, key by key. The rules between entries (unique ids, a fusion's inputs, rerank
  * depth against top_k, report tolerances) are `crossEntryProblems`: they run on every entry that is
@@ -102,19 +118,8 @@ const configSchema = z
     name: idSchema,
     description: z.string().optional(),
     dataset: datasetSchema,
-    k: z.array(posInt).min(1).default([5, 10, 15]),
-    // measures beyond the defaults at each k (metrics/measures.ts experimentMeasures): Hit@1, Recall@50, Judged, …
-    measures: z
-      .array(
-        z.string().superRefine((s, ctx) => {
-          try {
-            experimentMeasures([1], [s]);
-          } catch (e) {
-            ctx.addIssue({ code: 'custom', message: e instanceof Error ? e.message : String(e) });
-          }
-        }),
-      )
-      .optional(),
+    k: kSchema,
+    measures: measuresSchema,
     evaluation: z.enum(['trec_eval', 'official']).default('trec_eval'),
     retrievers: z.array(retrieverSchema).min(1),
     rerankers: z.array(rerankerSchema).min(1).default([{ id: 'none', type: 'none' }]),
@@ -126,6 +131,8 @@ const configSchema = z
       .strictObject({ completeness: z.number().gt(0).max(1).default(DEFAULT_TARGET_COMPLETENESS) })
       .default({ completeness: DEFAULT_TARGET_COMPLETENESS }),
     report: reportSchema,
+    // the regression gate (pipeline/expect.ts): what `run` checks after the runs, exit code 1 when one fails
+    expect: expectListSchema.optional(),
     output: z.string().min(1),
   });
 
@@ -203,6 +210,12 @@ function fieldOf(s: z.ZodType | undefined, key: string): z.ZodType | undefined {
 function allowedKeysAt(value: unknown, path: readonly PropertyKey[]): string[] {
   if (path.length === 0) return keysOf(schemas().configSchema);
   const section = String(path[0]);
+  if (section === 'expect') {
+    if (path.length < 2) return [];
+    let s: z.ZodType | undefined = expectEntrySchema;
+    for (const p of path.slice(2)) s = fieldOf(s, String(p));
+    return keysOf(s);
+  }
   if (section === 'retrievers' || section === 'rerankers') {
     if (path.length < 2) return [];
     const entry = pick(value, path.slice(0, 2));
@@ -334,6 +347,15 @@ export interface ConfigCheck {
 
 /** The YAML document of a config, or the one-line UserError of a text that is not a YAML mapping. */
 function readYaml(text: string, file: string): { value: Record<string, unknown>; lineOf: ConfigCheck['lineOf'] } {
+  const { value, lineOf: lines } = readYamlValue(text, file);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UserError(`${file}: the config must be a YAML mapping (name, dataset, retrievers, rerankers, output …)`);
+  }
+  return { value: value as Record<string, unknown>, lineOf: lines };
+}
+
+/** Any YAML (or JSON) document with the lines of its keys, or the one-line UserError of a text that is not YAML. */
+function readYamlValue(text: string, file: string): { value: unknown; lineOf: ConfigCheck['lineOf'] } {
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
@@ -348,10 +370,7 @@ function readYaml(text: string, file: string): { value: Record<string, unknown>;
     // Resource limits of the YAML library (an alias "billion laughs" expansion, …): one line.
     throw new UserError(`${file}: invalid YAML: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UserError(`${file}: the config must be a YAML mapping (name, dataset, retrievers, rerankers, output …)`);
-  }
-  return { value: value as Record<string, unknown>, lineOf: (path) => lineOf(doc, counter, path) };
+  return { value, lineOf: (path) => lineOf(doc, counter, path) };
 }
 
 /** The schema's issues as problems: each unknown key on its own, a misspelt key's "missing" twin left out. */
@@ -448,7 +467,40 @@ function crossEntryProblems(
       );
     if (new Set(depths).size !== depths.length) issue(['rerankers', index, 'depth'], 'a depth is listed twice');
   }
+  if (value.expect !== undefined) {
+    const { valid } = entriesOf(value.expect, expectEntrySchema);
+    expectationProblems(valid, configTargets(value, retrievers, rerankers), (path, text) => issue(['expect', ...path], text));
+  }
   return problems;
+}
+
+/**
+ * What the expectations of a config may name: its run ids (every retriever × reranker run, a depth
+ * list expanded) when every retriever and reranker entry is valid, and its metric keys when k and
+ * measures are; each left out otherwise (their own problems are reported).
+ */
+function configTargets(
+  value: Record<string, unknown>,
+  retrievers: ReturnType<typeof entriesOf<RetrieverConfig>>,
+  rerankers: ReturnType<typeof entriesOf<RawRerankerEntry>>,
+): Partial<ExpectTargets> {
+  const t: { runs?: string[]; metrics?: string[] } = {};
+  const allValid = (l: { valid: unknown[]; all: unknown[] }) => l.valid.length === l.all.length;
+  if (Array.isArray(value.retrievers) && allValid(retrievers) && (value.rerankers === undefined || (Array.isArray(value.rerankers) && allValid(rerankers)))) {
+    const list: RawRerankerEntry[] = value.rerankers === undefined ? [{ id: 'none', type: 'none' }] : rerankers.valid.map((r) => r.entry);
+    const expanded = expandRerankers(list);
+    if (typeof expanded !== 'string') t.runs = retrievers.valid.flatMap(({ entry: r }) => expanded.map((rr) => `${r.id}/${rr.id}`));
+  }
+  const k = kSchema.safeParse(value.k);
+  const measures = measuresSchema.safeParse(value.measures);
+  if (k.success && measures.success) {
+    try {
+      t.metrics = experimentMeasures(k.data, measures.data ?? []).map(measureKey);
+    } catch {
+      // a bad k or measure is its own problem
+    }
+  }
+  return t;
 }
 
 /**
@@ -632,4 +684,36 @@ export function readConfigText(file: string): string {
 
 export function loadConfig(file: string): Config {
   return parseConfig(readConfigText(file), file);
+}
+
+/** An `--expect` file checked on its own: its valid entries, and the problems of the others (paths `expect[i].key`). */
+export interface ExpectFileCheck {
+  file: string;
+  /** The entries that are valid on their own, with their position in the list. */
+  entries: { index: number; entry: ExpectEntry }[];
+  problems: ConfigProblem[];
+  /** Line of a problem's path (`['expect', i, key]`) in the file. */
+  lineOf: ConfigCheck['lineOf'];
+}
+
+/**
+ * Reads and checks the file of `--expect` (YAML or JSON, bounded like a config): a list of
+ * expectations (pipeline/expect.ts), or a mapping whose one key `expect:` holds that list, so that a
+ * config's `expect:` block can be cut out as it is. Whether its runs and metrics exist is the
+ * caller's check (`expectationProblems`, against the experiment or the score). A file that cannot be
+ * read, or is not YAML, is its one-line UserError.
+ */
+export function checkExpectFile(file: string): ExpectFileCheck {
+  const text = readBoundedSync(file, 'expect file', MAX_CONFIG_BYTES).toString('utf8');
+  const { value, lineOf: lines } = readYamlValue(text, file);
+  let wrapped: Record<string, unknown>;
+  let lineOfPath: ConfigCheck['lineOf'] = lines;
+  if (Array.isArray(value)) {
+    wrapped = { expect: value };
+    lineOfPath = (path) => (path[0] === 'expect' ? lines(path.slice(1)) : undefined);
+  } else if (value !== null && typeof value === 'object') wrapped = value as Record<string, unknown>;
+  else throw new UserError(`${file}: the expect file must be a list of expectations like [{run: bm25/none, metric: NDCG@10, value: 75.08, tolerance: 0.05}], or a mapping with that list under expect:`);
+  const res = z.strictObject({ expect: expectListSchema }).safeParse(wrapped);
+  const problems = res.success ? [] : schemaProblems(res.error.issues, wrapped);
+  return { file, entries: entriesOf(wrapped.expect, expectEntrySchema).valid, problems, lineOf: lineOfPath };
 }

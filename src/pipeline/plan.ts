@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import type { Config, RerankerConfig, RetrieverConfig } from './config.js';
 import { isModelReranker } from './config.js';
 import { rerankerKind, retrieverKind } from './registry.js';
+import { experimentMeasures, measureKey } from '../metrics/measures.js';
+import type { ExpectTargets } from './expect.js';
 
 export interface PlannedRun {
   retriever: RetrieverConfig;
@@ -19,6 +21,11 @@ export function planRuns(config: Config): PlannedRun[] {
   for (const retriever of config.retrievers)
     for (const reranker of config.rerankers) runs.push({ retriever, reranker, dir: join(config.output, retriever.id, reranker.id) });
   return runs;
+}
+
+/** What an expectation of this experiment may name: its run ids (`<retriever>/<reranker>`, run order) and metric keys. */
+export function experimentTargets(config: Config): ExpectTargets {
+  return { runs: planRuns(config).map((p) => `${p.retriever.id}/${p.reranker.id}`), metrics: experimentMeasures(config.k, config.measures ?? []).map(measureKey) };
 }
 
 function describeReranker(r: RerankerConfig): string {

@@ -14,13 +14,16 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { UserError } from '../core/errors.js';
+import { isUserError, UserError } from '../core/errors.js';
 import type { ConfigIssue, ResourceContext, StageConfig, StageEndpoint } from '../core/stages.js';
 import { datasetFolderProblems } from '../data/dataset.js';
 import { hubDatasetDir, hubPinProblem, missingHubFiles } from '../data/hub.js';
 import { offlineEndpointProblem } from '../remote/endpoint.js';
 import { defaultCacheDir, insideInstalledPackage, modelsDir, offlineFromEnv } from '../util/paths.js';
+import { expectationProblems, expectationsOf, type Expectation } from './expect.js';
+import { experimentTargets } from './plan.js';
 import {
+  checkExpectFile,
   checkConfigText,
   formatProblems,
   linesOfText,
@@ -95,6 +98,8 @@ export interface ExperimentCheckOptions {
   offline: boolean;
   /** The real run: also every path it writes (preflight.ts). false: `--dry-run`. */
   writes: boolean;
+  /** `--expect FILE`: more expectations, checked against the config's runs and metrics with it. */
+  expectFile?: string;
 }
 
 export interface CheckedExperiment {
@@ -103,6 +108,8 @@ export interface CheckedExperiment {
   cacheDir: string;
   /** Offline, by option or environment. */
   offline: boolean;
+  /** The regression gate: the config's `expect:` entries, then those of the `--expect` file. */
+  expectations: Expectation[];
 }
 
 function cacheDirSource(o: ExperimentCheckOptions, parts: ConfigParts): string | undefined {
@@ -150,6 +157,28 @@ export function checkExperiment(input: Config | string, o: ExperimentCheckOption
   // The paths the run writes: only looked at while anything else is wrong (nothing is created for a refused run).
   if (o.writes) problems.push(...preflightProblems(parts, { ...paths, probe: false }));
   if (problems.length === 0 && o.writes) problems.push(...preflightProblems(parts, paths));
-  if (problems.length > 0 || check.config === undefined) throw new UserError(formatProblems(check.file, check.lineOf, problems));
-  return { config: check.config, cacheDir, offline };
+  const expectFile = o.expectFile !== undefined ? expectFileProblems(o.expectFile, check.config) : { lines: [], expectations: [] };
+  const lines = [...formatProblems(check.file, check.lineOf, problems), ...expectFile.lines];
+  if (lines.length > 0 || check.config === undefined) throw new UserError(lines.length > 0 ? lines : formatProblems(check.file, check.lineOf, problems));
+  const own = expectationsOf((check.config.expect ?? []).map((entry, index) => ({ index, entry })), (i) => `expect[${i}]`);
+  return { config: check.config, cacheDir, offline, expectations: [...own, ...expectFile.expectations] };
+}
+
+/**
+ * The problems of an `--expect` file, as printed lines (`file:line: expect[i].key: …`): its own,
+ * and, when the config is valid, each entry against the config's runs and metrics; its
+ * expectations when there is none.
+ */
+function expectFileProblems(file: string, config: Config | undefined): { lines: string[]; expectations: Expectation[] } {
+  let f;
+  try {
+    f = checkExpectFile(file);
+  } catch (e) {
+    if (isUserError(e)) return { lines: [...e.problems], expectations: [] };
+    throw e;
+  }
+  const problems = [...f.problems];
+  if (config !== undefined) expectationProblems(f.entries, experimentTargets(config), (path, text) => problems.push({ path: ['expect', ...path], text }));
+  const lines = formatProblems(file, f.lineOf, problems);
+  return { lines, expectations: lines.length > 0 ? [] : expectationsOf(f.entries, (i) => `${file} expect[${i}]`) };
 }

@@ -1,7 +1,8 @@
 /**
  * The results folder contract:
  *   <output>/<retriever>/<reranker>/{metrics.json, run.trec, per-query.jsonl, breakdown.json, operating-points.json}
- *   <output>/summary.md, <output>/manifest.json, <output>/{queries,skills}.jsonl (explorer-files.ts)
+ *   <output>/summary.md, <output>/manifest.json, <output>/{queries,skills}.jsonl (explorer-files.ts),
+ *   <output>/gates.json (report/gates.ts; only when the experiment has expectations)
  * Every file is written atomically. Everything but manifest.json is a pure
  * function of config + data, so reruns are byte-identical.
  */
@@ -28,6 +29,7 @@ import { paperJson } from '../paper/published-vs-measured.js';
 import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 import { measureKey } from '../metrics/measures.js';
+import { GATES_FILE, gatesJson } from './gates.js';
 
 const r5 = (x: number) => roundHalfEven(x, 5);
 
@@ -260,6 +262,7 @@ export function writeResults(report: Report, extras: ManifestExtras, opts: { dir
   // Whatever a renderer missed, no control character reaches the file (newlines are the format's).
   const summary = escapeControl(renderSummary(report));
   writeFileAtomic(join(out, 'summary.md'), summary);
+  if (report.gates) writeJsonAtomic(join(out, GATES_FILE), gatesJson(report.gates));
   writeJsonAtomic(join(out, MANIFEST), folder.manifest);
   return { summary, folder };
 }

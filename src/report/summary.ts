@@ -3,7 +3,8 @@
  * at each k, ×100, 2 decimals), the reranker on/off table with significance and
  * the first-stage ceiling, the HNSW approximation audit and the cost of each stage; the published
  * results of the paper next to the runs' with verdicts (pinned releases only, report/published-section.ts) and
- * the query slices (report/breakdown.ts). Formatting only: every number comes from the Report
+ * the query slices (report/breakdown.ts), the regression gate's table when there are expectations
+ * (report/gates.ts). Formatting only: every number comes from the Report
  * (src/analysis/report.ts), and every decision of what to show (the shown k, the rerank matrix, the
  * notes, the cost rows) is made there. Rendered for a Medium: Markdown for summary.md, plain text
  * for `run -v`.
@@ -23,6 +24,7 @@ import { renderOperatingPointsSection } from './operating-points.js';
 import { onOffCells, onOffCounts, pct } from './cells.js';
 import { plural } from '../util/plural.js';
 import { measureKey } from '../metrics/measures.js';
+import { renderGateSection } from './gates.js';
 
 
 function num(v: number | undefined, digits = 1): string {
@@ -59,6 +61,9 @@ export function renderSummary(report: Report, m: Medium = MARKDOWN): string {
   const rows = res.runs.map((r) => [runName(res, r, m), ...cols.map((c) => pct(r.evaluation.aggregate[c]))]);
   out.push(`${m.h2('Results')}\n`);
   out.push(m.table(['Run', ...cols], rows, ['l', ...cols.map(() => 'r' as const)]));
+
+  // The regression gate (only when the experiment has expectations).
+  if (report.gates) out.push(renderGateSection(report.gates, m));
 
   // Published numbers with verdicts (pinned releases only) and the query slices.
   out.push(renderPaperSection(report.paper, res.measures.map(measureKey), report.releases, m));

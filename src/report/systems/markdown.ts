@@ -9,6 +9,11 @@ function cellMd(c: Cell): string {
   return (c.bold ? `**${t}**` : t) + marks;
 }
 
+/** A TableModel as a GitHub-flavoured Markdown table (untrusted cells escaped, marks as `\*` and `†`). */
+export function renderTableMarkdown(t: TableModel): string {
+  return table(t);
+}
+
 function table(t: TableModel): string {
   return mdTable(t.header.map(cellMd), t.rows.map((r) => r.map(cellMd)), t.align);
 }

@@ -2,7 +2,7 @@
  * What `run` prints on the terminal: the leaderboard of the experiment's report value (one row per
  * run: the main metrics at the shown k with their significance marks against the baseline, Δ and
  * W/T/L of the main metric, and for a reranked run its on/off Δ), the paper's verdict when the
- * dataset is a pinned release, and where summary.md and report.html are. Plain text: no Markdown
+ * dataset is a pinned release, the regression gate's table when there are expectations, and where summary.md and report.html are. Plain text: no Markdown
  * markup, no HTML entities; untrusted labels go through util/terminal-text.ts. Formatting only:
  * every number comes from the Report (analysis/report.ts).
  */
@@ -13,6 +13,10 @@ import { pct } from '../cells.js';
 import { plural } from '../../util/plural.js';
 import { escapeTerminal, renderTextTable } from './text.js';
 import type { Cell, TableModel } from './model.js';
+import { renderGateSection } from '../gates.js';
+import { MARKDOWN, TERMINAL } from '../medium.js';
+import { escapeMd } from '../markdown.js';
+import { renderTableMarkdown } from './markdown.js';
 
 
 /** The leaderboard table of `report` (shown keys, Δ and W/T/L against the baseline, on/off Δ). */
@@ -68,6 +72,26 @@ export function renderTerminalSummary(report: Report, files: { summary: string; 
   if (p && p.runs.length > 0) {
     out.push(`Paper (${escapeTerminal(p.match.release.version)}): verdict ${p.verdict} over ${plural(p.runs.length, 'reproduced run')} (${escapeTerminal(describeTolerances(p.tolerances))}).`);
   }
+  if (report.gates) out.push(renderGateSection(report.gates, TERMINAL).trimEnd());
   out.push(`Summary: ${escapeTerminal(files.summary)}`, `Report:  ${escapeTerminal(files.html)}`);
   return out.join('\n') + '\n';
+}
+
+/**
+ * The compact Markdown summary of a finished run, what `run` appends to $GITHUB_STEP_SUMMARY: the
+ * experiment in one line, the leaderboard and, when there are expectations, the gate table.
+ */
+export function renderCompactMarkdown(report: Report): string {
+  const res = report.result;
+  const c = report.leaderboard.comparison;
+  const s = c.settings;
+  const out: string[] = [
+    `### skillret-eval: ${escapeMd(res.config.name)}\n`,
+    `${plural(c.rows.length, 'run')}, ${plural(c.queries, 'query', 'queries')}, ${plural(res.dataset.skills.length, 'skill')} (split ${escapeMd(res.dataset.split)}); ×100, 2 decimals` +
+      (c.rows.length > 1 ? `; \\*: differs from ${escapeMd(c.rows[s.baseline]!.label)} at α = ${s.alpha} (Holm over ${plural(c.rows.length - 1, 'run')})` : '') +
+      '.\n',
+    renderTableMarkdown(leaderboardTable(report)),
+  ];
+  if (report.gates) out.push(renderGateSection(report.gates, MARKDOWN));
+  return out.join('\n');
 }
