@@ -3,7 +3,7 @@
  * mined from one first stage of a config over a named split (pipeline/split-first-stage.ts,
  * training/hard-negatives.ts), written as training triplets (formats/training-triplets.ts) with a
  * manifest beside them, `<out>.meta.json`: the config's fingerprint, the dataset files, the stage
- * and its parameters, the guards, the seed, the counts and the SHA-256 of the file written. Both
+ * and its parameters (its facts less cache outcomes, throughput and timings), the guards, the seed, the counts and the SHA-256 of the file written. Both
  * files are written atomically; neither holds a time, so a rerun writes the same bytes.
  *
  * Texts: the query's text as the dataset gives it; a skill's, the document text the config's
@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import { writeSync } from 'node:fs';
 import type { StageContext } from '../core/context.js';
 import { UserError } from '../core/errors.js';
+import { datasetFolderProblems } from '../data/dataset.js';
 import { exampleLines, TRIPLET_FORMATS, type TripletFormat } from '../formats/training-triplets.js';
 import { loadConfig } from '../pipeline/config.js';
 import { toolInfo } from '../pipeline/manifest.js';
@@ -104,6 +105,14 @@ function guardsOf(o: MineNegativesOptions): NegativeGuards {
   };
 }
 
+/** Keys of a stage's info that vary from run to run (cache outcomes, throughput, timings): left out of the manifest. */
+const VOLATILE = new Set(['cache', 'runCache', 'throughput', 'timings', 'timings_ms', 'seconds']);
+
+/** A stage's info without what varies from run to run, so that the manifest of a rerun is the same bytes. */
+function stableInfo(info: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(info).filter(([k]) => !VOLATILE.has(k) && !/(_ms|Seconds|_seconds)$/.test(k)));
+}
+
 export function metaPathOf(out: string): string {
   return `${out}.meta.json`;
 }
@@ -127,6 +136,10 @@ export async function mineNegatives(o: MineNegativesOptions): Promise<MineNegati
     id = full.retrievers[0]!.id;
   }
   const config = firstStageConfig(full, id, o.split, guards.range.to);
+  if (config.dataset.path !== undefined) {
+    const missing = datasetFolderProblems(config.dataset.path, o.split);
+    if (missing.length > 0) throw new UserError(missing.map((p) => `--split ${o.split}: ${p}`));
+  }
   if (config.dataset.path !== undefined) checkOutFile(o.out, { inputs: [o.config, config.dataset.path] });
   const useCache = o.cache !== false;
   const checked = checkExperiment(config, { ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}), useCache, offline: Boolean(o.offline), writes: false });
@@ -175,7 +188,7 @@ export async function mineNegatives(o: MineNegativesOptions): Promise<MineNegati
     file: { path: out, format, lines, sha256: hash.digest('hex') },
     config: { file, sha256: sha256Hex(text), resolved_sha256: sha256Hex(stableStringify(resolved)) },
     dataset: { dir: dataset.dir, split: dataset.split, gold_source: dataset.goldSource, files: dataset.files.map((f) => ({ role: f.role, sha256: f.sha256, bytes: f.bytes, records: f.records })), text: config.dataset.text },
-    stage: { retriever: stage.retriever.id, params: stage.retriever, info: stage.info },
+    stage: { retriever: stage.retriever.id, params: stage.retriever, info: stableInfo(stage.info) },
     guards: {
       negatives: guards.negatives,
       skip_top: guards.skipTop,
