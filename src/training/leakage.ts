@@ -103,14 +103,15 @@ export function auditLeakage(train: readonly SplitQuery[], test: readonly SplitQ
   const hasher = new MinHasher(settings.permutations, settings.seed);
   const index = new LshIndex(bands, rows);
 
+  // Only the normalised texts are kept: a candidate's shingles are built again when it is verified.
   const trainNorm = train.map((q) => normalizeQuery(q.text));
-  const trainShingles = trainNorm.map((n) => wordShingles(n, settings.shingle));
   const byText = new Map<string, number[]>();
   trainNorm.forEach((n, i) => {
     const list = byText.get(n);
     if (list) list.push(i);
     else byText.set(n, [i]);
-    if (trainShingles[i]!.length > 0) index.add(i, hasher.signature(trainShingles[i]!));
+    const sh = wordShingles(n, settings.shingle);
+    if (sh.length > 0) index.add(i, hasher.signature(sh));
   });
 
   const exact: ExactDuplicate[] = [];
@@ -133,7 +134,7 @@ export function auditLeakage(train: readonly SplitQuery[], test: readonly SplitQ
     let anyNear = false;
     for (const i of index.candidates(hasher.signature(sh))) {
       candidates++;
-      const j = jaccard(sh, trainShingles[i]!);
+      const j = jaccard(sh, wordShingles(trainNorm[i]!, settings.shingle));
       if (best === undefined || j > best.j) best = { i, j };
       if (j >= settings.near && !exactSet.has(i)) {
         near.push({ test: q.id, train: train[i]!.id, jaccard: j, sameGold: sameSet(train[i]!.gold, q.gold) });
