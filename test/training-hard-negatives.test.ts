@@ -7,7 +7,7 @@
  *   of the queries);
  * - on data/mini (a temporary dataset folder whose `train` split is data/mini's test files): the export
  *   is deterministic (two runs byte-identical, file and manifest), holds no gold as a negative (no
- *   negative's document text is a gold skill's of its query), and loads with a plain JSONL reader in
+ *   negative's document text is a gold skill's of its query, a planted copy of a gold skill included), and loads with a plain JSONL reader in
  *   the sentence-transformers triplet shape (exactly query, pos, neg, all strings); FlagEmbedding's
  *   shape with --format flag; a fusion is mined with its inputs; --range deepens the retriever;
  * - bad input: one line naming the flag or file, exit 2, no stack trace; nothing written.
@@ -113,6 +113,11 @@ describe('skillret-eval mine-negatives on data/mini', () => {
       cpSync(join(MINI, sub, 'test.jsonl'), join(ds, sub, 'train.jsonl'));
       cpSync(join(MINI, sub, 'test.jsonl'), join(ds, sub, 'test.jsonl'));
     }
+    // A copy of a gold skill under another id: it ranks with the gold and must never be a negative.
+    const goldId = (JSON.parse(readFileSync(join(MINI, 'qrels', 'test.jsonl'), 'utf8').split('\n')[0]!) as { skill_id: string }).skill_id;
+    const skills = readFileSync(join(MINI, 'skills', 'test.jsonl'), 'utf8').trimEnd().split('\n');
+    const gold = JSON.parse(skills.find((l) => (JSON.parse(l) as { id: string }).id === goldId)!) as Record<string, unknown>;
+    writeFileSync(join(ds, 'skills', 'train.jsonl'), [...skills, JSON.stringify({ ...gold, id: 'copy-of-gold' })].join('\n') + '\n');
     cfg = join(root, 'c.yaml');
     writeFileSync(
       cfg,
@@ -173,6 +178,7 @@ describe('skillret-eval mine-negatives on data/mini', () => {
     }
     const meta = JSON.parse(firstMeta.toString('utf8')) as { file: { sha256: string; lines: number }; guards: { seed: number; skip_top: number }; stage: { retriever: string }; config: { sha256: string }; dataset: { split: string } };
     expect(meta).toMatchObject({ file: { lines: rows.length }, guards: { seed: 42, skip_top: 1 }, stage: { retriever: 'bm25' }, dataset: { split: 'train' } });
+    expect((meta as unknown as { counts: { dropped: { sameText: number } } }).counts.dropped.sameText).toBeGreaterThan(0); // the copy of a gold skill
     expect(meta.config.sha256).toMatch(/^[0-9a-f]{64}$/);
     // Another seed draws other negatives (the sample is seeded, not fixed).
     const other = join(root, 'st-seed7.jsonl');

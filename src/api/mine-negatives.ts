@@ -158,12 +158,16 @@ export async function mineNegatives(o: MineNegativesOptions): Promise<MineNegati
     const i = docs.indexOf(docId);
     return i === undefined ? '' : docs.text(i);
   };
-  const goldTexts = new Map<string, Set<string>>();
+  // Texts compared by their SHA-256, each skill's read and hashed once (the store re-reads texts from the file).
+  const textHashes = new Map<string, string>();
+  const textHash = (docId: string): string => {
+    let h = textHashes.get(docId);
+    if (h === undefined) textHashes.set(docId, (h = sha256Hex(textOf(docId))));
+    return h;
+  };
   const sameTextAsGold = (docId: string, gold: readonly string[]): boolean => {
-    const key = gold.join('\u0000');
-    let texts = goldTexts.get(key);
-    if (!texts) goldTexts.set(key, (texts = new Set(gold.filter((g) => docs.indexOf(g) !== undefined).map(textOf))));
-    return texts.has(textOf(docId));
+    const h = textHash(docId);
+    return gold.some((g) => docs.indexOf(g) !== undefined && textHash(g) === h);
   };
   const mined = mineHardNegatives(stage.run, dataset.qrels, dataset.queries.map((q) => q.id), guards, sameTextAsGold);
   const queryText = new Map(dataset.queries.map((q) => [q.id, q.text]));
