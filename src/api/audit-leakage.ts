@@ -4,13 +4,13 @@
  * is close, and shared gold skills. Both splits are read as the loader reads any split
  * (`<dir>/{skills,queries,qrels}/<split>.jsonl`), every query kept (with or without gold), gold from
  * the qrels file when there is one (else the query records), gold ids outside the corpus kept.
- * `out`: the JSON document of report/leakage.ts, written atomically.
+ * `out`: the JSON document of report/leakage-output.ts, written atomically.
  */
 import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { datasetFolderProblems, loadDataset, type Dataset } from '../data/dataset.js';
 import { toolInfo } from '../pipeline/manifest.js';
-import { leakageJson, leakageTable, type LeakageSplit } from '../report/leakage.js';
+import { leakageJson, leakageTable, type LeakageSplit } from '../report/leakage-output.js';
 import { auditLeakage as audit, DEFAULT_LEAKAGE_SETTINGS, type LeakageAudit, type LeakageSettings, type SplitQuery } from '../training/leakage.js';
 import { writeJsonAtomic } from '../util/atomic.js';
 import { checkOutFile } from '../util/out-file.js';
