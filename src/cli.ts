@@ -88,6 +88,49 @@ export function buildProgram(write: (s: string) => void): Command {
     });
 
   program
+    .command('mine-negatives')
+    .description('hard negatives for fine-tuning: one first stage of a config over a named split, exported as training triplets (sentence-transformers or FlagEmbedding JSONL) with a manifest beside them')
+    .argument('<config>', 'experiment YAML file (its dataset, document text and retrievers)')
+    .requiredOption('--split <split>', 'the split to mine, e.g. train (named: mining the evaluated split leaks it)')
+    .requiredOption('--out <file>', 'the training file (JSONL); its manifest is <file>.meta.json')
+    .option('--retriever <id>', "the first stage to mine from (default: the config's only retriever)")
+    .addOption(new Option('--format <format>', 'st: one {query, pos, neg} line per positive × negative (sentence-transformers triplets); flag: one {query, pos: [..], neg: [..]} line per query (FlagEmbedding)').choices(['st', 'flag']).default('st'))
+    .option('--negatives <n>', 'negatives per query', parseIntOpt('--negatives'), 3)
+    .option('--skip-top <n>', 'ranks 1..n are never negatives', parseIntOpt('--skip-top'), 0)
+    .option('--range <a:b>', "ranks a..b only (1-based, inclusive; a: to the end); b also deepens the retriever's top_k to b")
+    .option('--max-score-ratio <r>', "false-negative ceiling: keep a candidate only when its score ≤ r × the lowest score of the query's gold in the list (queries with no gold in the list, or a non-positive one, are skipped)", parseFloatOpt('--max-score-ratio'))
+    .option('--max-score <x>', 'keep a candidate only when its score ≤ x', parseFloatOpt('--max-score'))
+    .addOption(new Option('--sampling <how>', 'random: a seeded uniform sample of the eligible; top: the best ranked').choices(['random', 'top']).default('random'))
+    .option('--seed <n>', 'seed of the random sampling (each query drawn from its own stream)', parseIntOpt('--seed'), 42)
+    .option('--cache-dir <dir>', 'cache root (default: config cache_dir, $SKILLRET_CACHE_DIR, else the default cache root)')
+    .option('--no-cache', 'neither read nor write any cache')
+    .option('--offline', 'forbid any network access')
+    .option('-q, --quiet', 'no progress or log lines on stderr')
+    .action(async (config: string, opts: Omit<import('./commands/mine-negatives.js').MineNegativesCommandOptions, 'config'>) => {
+      const { mineNegativesCommand } = await import('./commands/mine-negatives.js');
+      write(await mineNegativesCommand({ config, ...opts }));
+    });
+
+  program
+    .command('audit-leakage')
+    .description('leakage between a training and a test split: exact and near-duplicate queries (word-shingle MinHash, verified by exact Jaccard), test queries close to a training query, shared gold skills; a table, and a JSON file with --out')
+    .requiredOption('--dataset <dir>', 'dataset folder (<dir>/{skills,queries,qrels}/<split>.jsonl)')
+    .option('--train <split>', 'the training split', 'train')
+    .option('--test <split>', 'the test split', 'test')
+    .option('--train-dataset <dir>', 'another dataset folder holding the training split')
+    .option('--out <file>', 'write the whole audit (every pair) to this JSON file')
+    .option('--shingle <n>', 'words per shingle', parseIntOpt('--shingle'), 3)
+    .option('--near <j>', 'near-duplicate threshold (exact Jaccard of the shingle sets)', parseFloatOpt('--near'), 0.7)
+    .option('--close <j>', "threshold of a test query's nearest training query (exact Jaccard)", parseFloatOpt('--close'), 0.5)
+    .option('--permutations <n>', 'MinHash permutations', parseIntOpt('--permutations'), 128)
+    .option('--seed <n>', 'seed of the MinHash permutations', parseIntOpt('--seed'), 42)
+    .option('--check', 'exit with code 1 when a test query exactly or nearly duplicates a training query')
+    .action(async (opts: import('./commands/audit-leakage.js').AuditLeakageCommandOptions) => {
+      const { auditLeakageCommand } = await import('./commands/audit-leakage.js');
+      await auditLeakageCommand(opts, write);
+    });
+
+  program
     .command('score')
     .description('score an external run file (TREC or official JSON) against qrels, with trec_eval semantics')
     .requiredOption('--qrels <path>', 'TREC qrels file, SkillRet qrels JSONL, or a dataset folder', home)

@@ -32,6 +32,11 @@ export type { CacheUsage, KindUsage, PruneCacheOptions, PruneResult } from './ap
 export { explainRun } from './api/explain.js';
 export type { ExplainRunOptions, ExplainResult, ExplainSelection } from './api/explain.js';
 
+export { mineNegatives } from './api/mine-negatives.js';
+export type { MineNegativesOptions, MineNegativesResult } from './api/mine-negatives.js';
+export { auditLeakage } from './api/audit-leakage.js';
+export type { AuditLeakageOptions, AuditLeakageResult } from './api/audit-leakage.js';
+
 export { initProject } from './api/init.js';
 export type { InitOptions, InitResult } from './api/init.js';
 

@@ -20,6 +20,7 @@
  * |--------------------------------------|-----------------------------------------------------------------------|
  * | `configs/<name>.yaml`                 | `<work>/configs/<name>.yaml`: a copy, `../data/mini` made absolute     |
  * | `skillret-v1.1` (the fetched split)   | a copy of data/mini                                                   |
+ * | its `train` split (`data fetch --split train`) | data/mini's skills, every second query of data/mini with its qrels (so the leakage audit has duplicates to find) |
  * | the pinned v1.1 split in the cache, as `data fetch --version v1.1` leaves it (what an offline `run --dry-run` of a `dataset: { hub }` config looks for) | a copy of data/mini's files at `<cache root>/datasets/ThakiCloud/SKILLRET/<v1.1 revision>/` |
  * | `my-model.yaml`                       | the README's `# my-model.yaml` block, as written                      |
  * | `emb/…` (the README's Python output)  | docs.npy/docs.txt/queries.npy/queries.txt: deterministic unit vectors of data/mini's skills and queries in file order, run.trec: their top 20 by inner product, as the README's script writes it |
@@ -208,6 +209,16 @@ function writePaperResults(dir: string): void {
   writeFileSync(join(run, 'metrics.json'), JSON.stringify({ experiment: 'paper-v1.1-small-embedders', retriever: 'bm25', reranker: 'none', metrics: m, paper }));
 }
 
+/** The stand-in train split of skillret-v1.1: data/mini's skills, every second query with its qrels. */
+function writeTrainSplit(dir: string): void {
+  cpSync(join(root, 'data/mini/skills/test.jsonl'), join(dir, 'skills', 'train.jsonl'));
+  const lines = (f: string) => readFileSync(join(root, 'data/mini', f), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const queries = lines('queries/test.jsonl').filter((_, i) => i % 2 === 1);
+  const ids = new Set(queries.map((l) => (JSON.parse(l) as { id: string }).id));
+  writeFileSync(join(dir, 'queries', 'train.jsonl'), queries.map((l) => `${l}\n`).join(''));
+  writeFileSync(join(dir, 'qrels', 'train.jsonl'), lines('qrels/test.jsonl').filter((l) => ids.has((JSON.parse(l) as { query_id: string }).query_id)).map((l) => `${l}\n`).join(''));
+}
+
 describe('the commands of README.md and docs/*.md', () => {
   const work = mkdtempSync(join(tmpdir(), 'docs-commands-'));
   const saved = { cwd: process.cwd(), cache: process.env.SKILLRET_CACHE_DIR, offline: process.env.SKILLRET_OFFLINE };
@@ -218,6 +229,7 @@ describe('the commands of README.md and docs/*.md', () => {
       writeFileSync(join(work, 'configs', f), readFileSync(join(root, 'configs', f), 'utf8').replaceAll('../data/mini', join(root, 'data/mini')));
     }
     cpSync(join(root, 'data/mini'), join(work, 'skillret-v1.1'), { recursive: true });
+    writeTrainSplit(join(work, 'skillret-v1.1'));
     const v11 = SKILLRET_RELEASES.find((r) => r.version === 'v1.1')!;
     const hubCopy = hubDatasetDir(join(work, '.cache'), v11.repo, v11.revision);
     for (const subset of ['skills', 'queries', 'qrels']) cpSync(join(root, 'data/mini', subset, 'test.jsonl'), join(hubCopy, subset, 'test.jsonl'));
@@ -246,7 +258,7 @@ describe('the commands of README.md and docs/*.md', () => {
 
   it('finds the commands (README: the main job, init, run, score, compare, report, leaderboard, paper)', () => {
     const readme = commands.filter((c) => c.where.startsWith('README.md:')).map((c) => c.args[0]);
-    for (const verb of ['run', 'init', 'score', 'compare', 'report', 'leaderboard', 'history', 'paper', 'models', 'data']) expect(readme, verb).toContain(verb);
+    for (const verb of ['run', 'init', 'score', 'compare', 'report', 'leaderboard', 'history', 'mine-negatives', 'audit-leakage', 'paper', 'models', 'data']) expect(readme, verb).toContain(verb);
     expect(commands.map((c) => c.text)).toContain('skillret-eval run configs/quickstart.yaml');
   });
 

@@ -90,7 +90,8 @@ export interface ExperimentResult {
   peakRssMib: Record<string, number>;
 }
 
-async function resolveDataset(ctx: StageContext, config: Config): Promise<string> {
+/** The dataset folder of a config: its path, or the hub split in the cache (downloaded when missing). */
+export async function resolveDataset(ctx: StageContext, config: Config): Promise<string> {
   const ds = config.dataset;
   if (ds.path !== undefined) return ds.path;
   const hub = ds.hub!;
@@ -137,7 +138,7 @@ function aggregateOf(e: Evaluation): Record<string, number> {
 }
 
 /** Offline, a remote server that is not on this machine is refused before any work is done. */
-function checkRemoteOffline(ctx: StageContext, config: Config): void {
+export function checkRemoteOffline(ctx: StageContext, config: Config): void {
   const offline = ctx.offline || offlineFromEnv();
   const endpoints = [
     ...config.retrievers.flatMap((r) => retrieverKind(r.type).endpoints?.(r) ?? []),
