@@ -196,6 +196,7 @@ export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Rec
     peak_rss_bytes: peakRssBytes(),
     peak_rss_mib_after: res.peakRssMib,
     ...(extras.tags?.length ? { tags: [...extras.tags] } : {}),
+    ...(res.tuning?.length ? { tuning: res.tuning } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ import { renderOperatingPointsSection } from './operating-points.js';
 import { onOffCells, onOffCounts, pct } from './cells.js';
 import { plural } from '../util/plural.js';
 import { measureKey } from '../metrics/measures.js';
+import { renderTuningSection } from './tuning.js';
 
 
 function num(v: number | undefined, digits = 1): string {
@@ -64,6 +65,9 @@ export function renderSummary(report: Report, m: Medium = MARKDOWN): string {
   out.push(renderPaperSection(report.paper, res.measures.map(measureKey), report.releases, m));
   const slices = renderSliceSection(report, m);
   if (slices) out.push(slices);
+
+  const tuning = renderTuningSection(res, m);
+  if (tuning) out.push(tuning);
 
   const strategies = renderStrategySection(res, report.shownKeys, m);
   if (strategies) out.push(strategies);
