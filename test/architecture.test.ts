@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['util'],
   ['cache'],
   ['data', 'formats', 'metrics', 'stats'],
-  ['significance', 'operating-points', 'history'],
+  ['significance', 'operating-points', 'history', 'siblings'],
   ['models', 'remote'],
   ['retrieval', 'rerank', 'fusion', 'query', 'explain'],
   ['pipeline'],
