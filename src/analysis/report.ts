@@ -21,6 +21,7 @@ import { stageCost, type StageCost } from './stage-cost.js';
 import { queryInfos, skillInfos } from './explorer.js';
 import type { QueryInfo, SkillInfo } from '../formats/explorer-files.js';
 import { leaderboard, runLeaderboardSettings, type Leaderboard } from './leaderboard.js';
+import { siblingReport, type SiblingReport } from './siblings.js';
 
 export interface Report {
   /** The pipeline's result: config, dataset, measures, runs (evaluations, on/off, audit, …), stages, timings. */
@@ -53,6 +54,8 @@ export interface Report {
   /** The explorer's queries and skills (explorer.ts): what queries.jsonl and skills.jsonl hold. */
   queries: QueryInfo[];
   skills: SkillInfo[];
+  /** Sibling families and the family-level view of each run (`analysis.siblings`); absent when not asked for. */
+  siblings?: SiblingReport;
 }
 
 export interface AnalyzeOptions {
@@ -79,5 +82,9 @@ export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {
   const records = res.runs.map((r) => perQueryRecords(res, r, res.config.output));
   const board = leaderboard(records, runLeaderboardSettings(res.config.stats));
   const paper = paperReport(res, releases, tolerances);
-  return { result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper, tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res, { pinnedRelease: paper !== undefined }), cost: res.stages.map(stageCost), queries: queryInfos(res), skills: skillInfos(res) };
+  const siblings = siblingReport(res);
+  const skills = skillInfos(res);
+  // The explorer shows each listed skill's family (only with the analysis asked for: skills.jsonl is unchanged otherwise).
+  if (siblings) for (const s of skills) { const f = siblings.familyOf.get(s.id); if (f !== undefined) s.family = f; }
+  return { result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper, tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res, { pinnedRelease: paper !== undefined }), cost: res.stages.map(stageCost), queries: queryInfos(res), skills, ...(siblings ? { siblings } : {}) };
 }

@@ -114,6 +114,13 @@ const configSchema = z
       .strictObject({ completeness: z.number().gt(0).max(1).default(DEFAULT_TARGET_COMPLETENESS) })
       .default({ completeness: DEFAULT_TARGET_COMPLETENESS }),
     report: reportSchema,
+    // Opt-in analyses (their results go to files of their own; the other results files do not change).
+    analysis: z
+      .strictObject({
+        // Sibling families (src/siblings/): near-copy skills by shingled Jaccard >= threshold.
+        siblings: z.strictObject({ threshold: z.number().gt(0).max(1).default(0.8), shingle: posInt.max(20).default(3) }).optional(),
+      })
+      .optional(),
     output: z.string().min(1),
   });
 

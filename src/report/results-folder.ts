@@ -27,6 +27,7 @@ import { paperJson } from '../paper/published-vs-measured.js';
 import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 import { measureKey } from '../metrics/measures.js';
+import { SIBLINGS_FILE, siblingsJson } from './siblings.js';
 
 const r5 = (x: number) => roundHalfEven(x, 5);
 
@@ -51,6 +52,7 @@ export const RESULTS_FILE_NAMES: ReadonlySet<string> = new Set([
   'report.html',
   'queries.jsonl',
   'skills.jsonl',
+  'siblings.json',
 ]);
 
 /** A file of a results folder this tool did not write (a user's notes): kept across reruns. */
@@ -271,6 +273,7 @@ export function writeResults(report: Report, extras: ManifestExtras, opts: { dir
   });
   writeFileAtomic(join(out, QUERIES_FILE), queriesJsonl(folder.queries));
   writeFileAtomic(join(out, SKILLS_FILE), skillsJsonl(folder.skills));
+  if (report.siblings) writeJsonAtomic(join(out, SIBLINGS_FILE), siblingsJson(report.siblings));
   // Whatever a renderer missed, no control character reaches the file (newlines are the format's).
   const summary = escapeControl(renderSummary(report));
   writeFileAtomic(join(out, 'summary.md'), summary);

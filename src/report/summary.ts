@@ -24,6 +24,7 @@ import { onOffCells, onOffCounts, pct } from './cells.js';
 import { plural } from '../util/plural.js';
 import { measureKey } from '../metrics/measures.js';
 import { renderTuningSection } from './tuning.js';
+import { renderSiblingSection } from './siblings.js';
 
 
 function num(v: number | undefined, digits = 1): string {
@@ -68,6 +69,9 @@ export function renderSummary(report: Report, m: Medium = MARKDOWN): string {
 
   const tuning = renderTuningSection(res, m);
   if (tuning) out.push(tuning);
+
+  const siblings = renderSiblingSection(report, m);
+  if (siblings) out.push(siblings);
 
   const strategies = renderStrategySection(res, report.shownKeys, m);
   if (strategies) out.push(strategies);
