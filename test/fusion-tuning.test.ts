@@ -169,6 +169,17 @@ describe('tuning on a train split of a data/mini copy', () => {
     expect(new Set(tuning.grid.map((p) => p.score)).size).toBeGreaterThan(1);
   });
 
+  it('max_queries: only the first N evaluated queries of the tuning split (file order) are run and scored', async () => {
+    const ds = datasetWithTrain();
+    const config = parseConfig(configText(ds, join(dir, 'out-m'), `, tune: { split: train, metric: NDCG@10, grid: ${GRID}, max_queries: 4 }`), join(dir, 'm.yaml'));
+    const fusion = config.retrievers[2]!;
+    if (fusion.type !== 'fusion') throw new Error('not a fusion');
+    calls.length = 0;
+    const { tuning } = await tuneFusion(ctx, config, fusion, config.retrievers.slice(0, 2), dir, (split) => loadSplitDataset(ctx, config, split));
+    expect(tuning.queries).toBe(4);
+    expect(calls.map((c) => c.queries)).toEqual([['tr-q-00001', 'tr-q-00002', 'tr-q-00003', 'tr-q-00004']]);
+  });
+
   it('the tuned test run equals a plain fusion run with the chosen parameters set by hand, byte for byte', async () => {
     const ds = datasetWithTrain();
     const tunedCfg = join(dir, 'tuned.yaml');
