@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['util'],
   ['cache'],
   ['data', 'formats', 'metrics', 'stats'],
-  ['significance', 'operating-points', 'history', 'training'],
+  ['significance', 'operating-points', 'history', 'training', 'siblings'],
   ['models', 'remote'],
   ['retrieval', 'rerank', 'fusion', 'query', 'explain'],
   ['pipeline'],

@@ -88,7 +88,7 @@ output: ./out
       '/cfg/x.yaml:6: retrievers[2].norm: applies to combsum and combmnz only (rrf uses ranks, not scores)',
     );
     expect(err(base('  - { id: hy, type: fusion, inputs: [bm25, glove], method: combsum, norm: minmax }'))).toBe(
-      '/cfg/x.yaml:6: retrievers[2].norm: expected one of "min-max", "z", "none", got "minmax"',
+      '/cfg/x.yaml:6: retrievers[2].norm: expected one of "min-max", "z", "rank", "none", got "minmax"',
     );
     expect(err(base('  - { id: hy, type: fusion, inputs: [bm25, glove], method: rrf, rrfk: 10 }'))).toBe(
       '/cfg/x.yaml:6: retrievers[2].rrfk: unknown key (did you mean "rrf_k"?)',

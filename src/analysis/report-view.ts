@@ -62,7 +62,8 @@ export interface ExplorerData {
   k: number;
   runs: { label: string; reranked: boolean }[];
   queries: { id: string; text: string; generatorModel: string | null; gold: string[]; runs: ExplorerRun[] }[];
-  skills: Record<string, { name: string; major: string | null; sub: string | null; url: string | null; rawUrl: string | null }>;
+  /** `family`: only for a skill in a sibling family (analysis.siblings), so pages without it are unchanged. */
+  skills: Record<string, { name: string; major: string | null; sub: string | null; url: string | null; rawUrl: string | null; family?: string }>;
 }
 
 export interface ReportModel {
@@ -213,7 +214,7 @@ export function buildReportModel(input: ReportInput, board: Leaderboard): Report
   const skills: ExplorerData['skills'] = Object.create(null) as ExplorerData['skills'];
   for (const id of [...shown].sort()) {
     const s = input.skills.get(id);
-    skills[id] = { name: s?.name ?? '', major: s?.major ?? null, sub: s?.sub ?? null, url: safeHttpUrl(s?.sourceUrl), rawUrl: s?.sourceUrl ?? null };
+    skills[id] = { name: s?.name ?? '', major: s?.major ?? null, sub: s?.sub ?? null, url: safeHttpUrl(s?.sourceUrl), rawUrl: s?.sourceUrl ?? null, ...(s?.family !== undefined ? { family: s.family } : {}) };
   }
   const explorer: ExplorerData = {
     mainKey,

@@ -23,6 +23,7 @@ import type { QueryInfo, SkillInfo } from '../formats/explorer-files.js';
 import { leaderboard, runLeaderboardSettings, type Leaderboard } from './leaderboard.js';
 import { expectationsOf, type Expectation } from '../pipeline/expect.js';
 import { evaluateGates, type GateReport } from './gates.js';
+import { siblingReport, type SiblingReport } from './siblings.js';
 
 export interface Report {
   /** The pipeline's result: config, dataset, measures, runs (evaluations, on/off, audit, …), stages, timings. */
@@ -57,6 +58,8 @@ export interface Report {
   skills: SkillInfo[];
   /** The regression gate (gates.ts): every expectation checked; undefined when there is none. */
   gates: GateReport | undefined;
+  /** Sibling families and the family-level view of each run (`analysis.siblings`); absent when not asked for. */
+  siblings?: SiblingReport;
 }
 
 export interface AnalyzeOptions {
@@ -95,6 +98,10 @@ export function analyze(res: ExperimentResult, o: AnalyzeOptions = {}): Report {
           settings,
         )
       : undefined;
+  const siblings = siblingReport(res);
+  const skills = skillInfos(res);
+  // The explorer shows each listed skill's family (only with the analysis asked for: skills.jsonl is unchanged otherwise).
+  if (siblings) for (const s of skills) { const f = siblings.familyOf.get(s.id); if (f !== undefined) s.family = f; }
   return {
-    gates, result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper, tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res, { pinnedRelease: paper !== undefined }), cost: res.stages.map(stageCost), queries: queryInfos(res), skills: skillInfos(res) };
+    gates, result: res, primaryKey, shownK, shownKeys: ['NDCG', 'Recall', 'Completeness'].map((n) => `${n}@${shownK}`), categoryRule, slices, releases, paper, tolerances, records, leaderboard: board, rerankMatrix: rerankMatrix(res, `NDCG@${shownK}`), notes: experimentNotes(res, { pinnedRelease: paper !== undefined }), cost: res.stages.map(stageCost), queries: queryInfos(res), skills, ...(siblings ? { siblings } : {}) };
 }

@@ -27,6 +27,8 @@ export interface SkillInfo {
   major?: string;
   sub?: string;
   sourceUrl?: string;
+  /** Its sibling family's id (a skill in a family of two or more, with `analysis.siblings`). */
+  family?: string;
 }
 
 export async function readJsonl(file: string, each: (rec: Record<string, unknown>, line: number) => void): Promise<void> {
@@ -66,9 +68,9 @@ export async function readExplorerFiles(dir: string, queries: Map<string, QueryI
     await readJsonl(sf, (rec, line) => {
       const id = str(rec.id);
       if (id === undefined) throw new UserError(`${where(sf, line, 'id')}expected a string`);
-      const [major, sub, sourceUrl] = [str(rec.major), str(rec.sub), str(rec.source_url)];
+      const [major, sub, sourceUrl, family] = [str(rec.major), str(rec.sub), str(rec.source_url), str(rec.family)];
       if (!skills.has(id))
-        skills.set(id, { id, name: str(rec.name) ?? '', ...(major !== undefined ? { major } : {}), ...(sub !== undefined ? { sub } : {}), ...(sourceUrl !== undefined ? { sourceUrl } : {}) });
+        skills.set(id, { id, name: str(rec.name) ?? '', ...(major !== undefined ? { major } : {}), ...(sub !== undefined ? { sub } : {}), ...(sourceUrl !== undefined ? { sourceUrl } : {}), ...(family !== undefined ? { family } : {}) });
     });
   }
 }

@@ -133,6 +133,13 @@ const configSchema = z
     report: reportSchema,
     // the regression gate (pipeline/expect.ts): what `run` checks after the runs, exit code 1 when one fails
     expect: expectListSchema.optional(),
+    // Opt-in analyses (their results go to files of their own; the other results files do not change).
+    analysis: z
+      .strictObject({
+        // Sibling families (src/siblings/): near-copy skills by shingled Jaccard >= threshold.
+        siblings: z.strictObject({ threshold: z.number().gt(0).max(1).default(0.8), shingle: posInt.max(20).default(3) }).optional(),
+      })
+      .optional(),
     output: z.string().min(1),
   });
 
@@ -444,6 +451,15 @@ function crossEntryProblems(
     if (j === undefined) seen.set(r.id, i);
   });
   for (const { index, entry } of retrievers.valid) retrieverKind(entry.type).check?.(entry, index, retrievers.all, (path, message) => issue(['retrievers', index, ...path], message));
+  // A fusion tuned on the split being evaluated would fit the evaluated queries: only when asked by name.
+  const dsValue = value.dataset && typeof value.dataset === 'object' ? (value.dataset as Record<string, unknown>) : {};
+  const evalSplit = typeof dsValue.split === 'string' ? dsValue.split : 'test';
+  for (const { index, entry } of retrievers.valid)
+    if (entry.type === 'fusion' && entry.tune && entry.tune.split === evalSplit && !entry.tune.allow_eval_split)
+      issue(
+        ['retrievers', index, 'tune', 'split'],
+        `"${evalSplit}" is the split being evaluated (dataset.split): parameters chosen on it would be fitted to the evaluated queries; name another split (e.g. train), or set tune.allow_eval_split: true to tune on it on purpose`,
+      );
   for (const { index, entry } of rerankers.valid)
     if (entry.type !== 'none') rerankerKind(entry.type).check?.(entry as never, index, rerankers.all, (path, message) => issue(['rerankers', index, ...path], message));
 

@@ -31,6 +31,8 @@ import { SkillTokenCounts } from '../operating-points/skill-tokens.js';
 import { strategyBaseline, type StrategyBaseline } from './strategy-pairs.js';
 import { faultPoint } from '../util/fault.js';
 import { plural } from '../util/plural.js';
+import { tuneFusion, type FusionTuning } from './fusion-tuning.js';
+import type { RetrieverConfig } from './registry.js';
 
 export interface StageRecord {
   kind: 'retrieval' | 'rerank';
@@ -88,19 +90,21 @@ export interface ExperimentResult {
   timings: Record<string, number>;
   /** The process's peak resident memory (MiB) when each timed step ended, same keys as `timings`: where the peak was reached. */
   peakRssMib: Record<string, number>;
+  /** Fusions tuned on another split (`tune:`), in config order; absent when none is. */
+  tuning?: FusionTuning[];
 }
 
-/** The dataset folder of a config: its path, or the hub split in the cache (downloaded when missing). */
-export async function resolveDataset(ctx: StageContext, config: Config): Promise<string> {
+/** The dataset folder of a config's split (default: the evaluated one): its path, or the hub split in the cache (downloaded when missing). */
+export async function resolveDataset(ctx: StageContext, config: Config, split: string = config.dataset.split): Promise<string> {
   const ds = config.dataset;
   if (ds.path !== undefined) return ds.path;
   const hub = ds.hub!;
   const release = SKILLRET_RELEASES.find((r) => r.repo === hub.repo && r.revision === hub.revision);
-  const expected = hub.verify && release ? release.files[ds.split] : undefined;
+  const expected = hub.verify && release ? release.files[split] : undefined;
   return ensureHubDataset({
     repo: hub.repo,
     revision: hub.revision,
-    split: ds.split,
+    split,
     ...(hub.endpoint !== undefined ? { endpoint: hub.endpoint } : {}),
     cacheDir: ctx.cacheDir,
     offline: ctx.offline,
@@ -131,6 +135,16 @@ export function loadConfiguredDataset(config: Config, datasetDir: string, indexC
     ...(config.dataset.gold !== undefined ? { gold: config.dataset.gold } : {}),
     ...(config.dataset.skill_filter !== undefined ? { skillFilter: skillFilterFromConfig(config.dataset.skill_filter) } : {}),
   });
+}
+
+/**
+ * Another split of the config's dataset (the same folder or hub pin, gold source and evaluation
+ * policy; no `skill_filter`: that split has its own skills file): what a fusion's `tune:` reads.
+ */
+export async function loadSplitDataset(ctx: StageContext, config: Config, split: string): Promise<Dataset> {
+  const { skill_filter: _filter, ...dataset } = config.dataset;
+  const other: Config = { ...config, dataset: { ...dataset, split } };
+  return loadConfiguredDataset(other, await resolveDataset(ctx, other, split), ctx.useCache ? ctx.cacheDir : undefined, ctx.log);
 }
 
 function aggregateOf(e: Evaluation): Record<string, number> {
@@ -204,7 +218,18 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
 
   // First stages.
   const firstStages = new Map<string, FirstStageOutput>();
-  for (const r of config.retrievers) {
+  const ran: RetrieverConfig[] = [];
+  const tuning: FusionTuning[] = [];
+  for (const entry of config.retrievers) {
+    let r = entry;
+    if (r.type === 'fusion' && r.tune) {
+      t = stopwatch();
+      const tuned = await tuneFusion(ctx, config, r, ran, configDir, (split) => loadSplitDataset(ctx, config, split));
+      r = tuned.entry;
+      tuning.push(tuned.tuning);
+      mark(`tuning:${r.id}`, t());
+    }
+    ran.push(r);
     ctx.log(`retrieval: ${r.id} (${r.type})`);
     t = stopwatch();
     const strategy = strategyOf('query' in r ? r.query : undefined);
@@ -318,5 +343,5 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     };
     mark(`significance:strategy:${run.retriever}:${run.reranker}`, t());
   }
-  return { config, dataset, measures, runs, stages, timings, peakRssMib };
+  return { config, dataset, measures, runs, stages, timings, peakRssMib, ...(tuning.length ? { tuning } : {}) };
 }

@@ -85,6 +85,17 @@ function entryProblems<C extends StageConfig>(
 export function resourceProblems(parts: ConfigParts, rc: ResourceContext): ConfigProblem[] {
   const problems: ConfigProblem[] = parts.dataset ? datasetProblems(parts.dataset, rc) : [];
   for (const { index, entry } of parts.retrievers) entryProblems(retrieverKind(entry.type), entry, ['retrievers', index], rc, problems);
+  // A tuned fusion reads its tuning split's files too (src/pipeline/fusion-tuning.ts).
+  for (const { index, entry } of parts.retrievers) {
+    if (entry.type !== 'fusion' || !entry.tune || !parts.dataset) continue;
+    const at = ['retrievers', index, 'tune', 'split'];
+    const ds = parts.dataset;
+    if (ds.path !== undefined) for (const text of datasetFolderProblems(ds.path, entry.tune.split)) problems.push({ path: at, text });
+    else if (ds.hub !== undefined && rc.offline && !hubPinProblem(ds.hub.repo, ds.hub.revision)) {
+      const missing = missingHubFiles(rc.cacheDir, ds.hub.repo, ds.hub.revision, entry.tune.split);
+      if (missing.length > 0) problems.push({ path: at, text: `offline, and the tuning split's ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in the cache (skillret-eval data fetch --repo ${ds.hub.repo} --revision ${ds.hub.revision} --split ${entry.tune.split}, online)` });
+    }
+  }
   for (const { index, entry } of parts.rerankers) entryProblems(rerankerKind(entry.type), entry, ['rerankers', index], rc, problems);
   return problems;
 }

@@ -2,7 +2,8 @@
  * The two results files that let a report show what was asked and what came back without the
  * dataset: `<output>/queries.jsonl` (each evaluated query's text, generator model and gold ids, in
  * dataset order) and `<output>/skills.jsonl` (name, taxonomy labels and source URL of every skill
- * a report shows: each query's gold and each run's top `maxK`, in corpus order). Texts are written as
+ * a report shows: each query's gold and each run's top `maxK`, in corpus order; with `analysis.siblings`,
+ * `family`: the sibling family of a skill in one of two or more). Texts are written as
  * they are (JSON-escaped); renderers escape them for their medium.
  */
 import type { QueryInfo, SkillInfo } from '../formats/explorer-files.js';
@@ -23,6 +24,7 @@ export function skillsJsonl(skills: readonly SkillInfo[]): string {
       ...(s.major !== undefined ? { major: s.major } : {}),
       ...(s.sub !== undefined ? { sub: s.sub } : {}),
       ...(s.sourceUrl !== undefined ? { source_url: s.sourceUrl } : {}),
+      ...(s.family !== undefined ? { family: s.family } : {}),
     })),
   );
 }

@@ -30,6 +30,7 @@ import { peakRssBytes, toolInfo } from '../pipeline/manifest.js';
 import { sha256Hex, stableStringify } from '../util/hash.js';
 import { measureKey } from '../metrics/measures.js';
 import { GATES_FILE, gatesJson } from './gates.js';
+import { SIBLINGS_FILE, siblingsJson } from './siblings.js';
 
 const r5 = (x: number) => roundHalfEven(x, 5);
 
@@ -185,6 +186,7 @@ export function manifestJson(res: ExperimentResult, extras: ManifestExtras): Rec
     peak_rss_bytes: peakRssBytes(),
     peak_rss_mib_after: res.peakRssMib,
     ...(extras.tags?.length ? { tags: [...extras.tags] } : {}),
+    ...(res.tuning?.length ? { tuning: res.tuning } : {}),
   };
 }
 
@@ -259,6 +261,7 @@ export function writeResults(report: Report, extras: ManifestExtras, opts: { dir
   });
   writeFileAtomic(join(out, QUERIES_FILE), queriesJsonl(folder.queries));
   writeFileAtomic(join(out, SKILLS_FILE), skillsJsonl(folder.skills));
+  if (report.siblings) writeJsonAtomic(join(out, SIBLINGS_FILE), siblingsJson(report.siblings));
   // Whatever a renderer missed, no control character reaches the file (newlines are the format's).
   const summary = escapeControl(renderSummary(report));
   writeFileAtomic(join(out, 'summary.md'), summary);

@@ -25,6 +25,8 @@ import { onOffCells, onOffCounts, pct } from './cells.js';
 import { plural } from '../util/plural.js';
 import { measureKey } from '../metrics/measures.js';
 import { renderGateSection } from './gates.js';
+import { renderTuningSection } from './tuning.js';
+import { renderSiblingSection } from './siblings.js';
 
 
 function num(v: number | undefined, digits = 1): string {
@@ -69,6 +71,12 @@ export function renderSummary(report: Report, m: Medium = MARKDOWN): string {
   out.push(renderPaperSection(report.paper, res.measures.map(measureKey), report.releases, m));
   const slices = renderSliceSection(report, m);
   if (slices) out.push(slices);
+
+  const tuning = renderTuningSection(res, m);
+  if (tuning) out.push(tuning);
+
+  const siblings = renderSiblingSection(report, m);
+  if (siblings) out.push(siblings);
 
   const strategies = renderStrategySection(res, report.shownKeys, m);
   if (strategies) out.push(strategies);

@@ -80,7 +80,7 @@ function reportClient(nextDirection: typeof nextSortDirection, order: typeof sor
     k: number;
     runs: { label: string; reranked: boolean }[];
     queries: Q[];
-    skills: Record<string, { name: string; major: string | null; sub: string | null; url: string | null; rawUrl: string | null }>;
+    skills: Record<string, { name: string; major: string | null; sub: string | null; url: string | null; rawUrl: string | null; family?: string }>;
   }
   const data = JSON.parse(dataEl.textContent || '{}') as Data;
   const filter = doc.getElementById('q-filter') as HTMLSelectElement;
@@ -144,6 +144,7 @@ function reportClient(nextDirection: typeof nextSortDirection, order: typeof sor
       const labels = [s?.major, s?.sub].filter((x): x is string => !!x).join(' / ');
       if (labels) li.appendChild(el('span', ` (${labels})`, 'muted'));
       li.appendChild(el('span', ` ${g}`, 'sid'));
+      if (s?.family) li.appendChild(el('span', ` sibling family ${s.family}`, 'muted'));
       if (s?.url && /^https?:\/\//i.test(s.url)) {
         const a = el('a', 'source', 'src');
         a.href = s.url;
@@ -167,6 +168,10 @@ function reportClient(nextDirection: typeof nextSortDirection, order: typeof sor
       for (const id of r.top) {
         const li = el('li', skillName(id), q.gold.includes(id) ? 'hit' : undefined);
         if (q.gold.includes(id)) li.appendChild(el('span', ' ★ gold', 'goldmark'));
+        else {
+          const f = data.skills[id]?.family;
+          if (f && q.gold.some((g) => data.skills[g]?.family === f)) li.appendChild(el('span', ' ◆ sibling of a gold skill', 'goldmark'));
+        }
         ol.appendChild(li);
       }
       box.appendChild(ol);
