@@ -267,13 +267,14 @@ output: /nowhere/out
       '/nowhere/exp.yaml',
     );
     const agg = { 'NDCG@5': 0.5, 'NDCG@10': 0.619, 'NDCG@15': 0.5, 'Recall@5': 0.5, 'Recall@10': 0.5, 'Recall@15': 0.5, 'Completeness@5': 0.5, 'Completeness@10': 0.5, 'Completeness@15': 0.5 };
-    const runs = config.retrievers.flatMap((r) => config.rerankers.map((rr) => ({ retriever: r.id, reranker: rr.id, evaluation: { aggregate: agg } })));
+    // No per-query values and no labelled skills: the per-category pairing (Tables 6 and 16) has nothing to cut.
+    const runs = config.retrievers.flatMap((r) => config.rerankers.map((rr) => ({ retriever: r.id, reranker: rr.id, evaluation: { aggregate: agg, perQuery: new Map() } })));
     const files = [
       { role: 'skills', sha256: 'aa' },
       { role: 'queries', sha256: 'bb' },
     ];
     const fake = { ...SKILLRET_RELEASES[1]!, files: { test: { skills: 'aa', queries: 'bb', qrels: 'cc' } } };
-    const r = { config, dataset: { files, stats: { droppedGoldPairs: 0 } }, runs } as unknown as ExperimentResult;
+    const r = { config, dataset: { files, stats: { droppedGoldPairs: 0 }, queries: [], qrels: new Map(), skills: [] }, runs } as unknown as ExperimentResult;
     const report = paperReport(r, [fake])!;
     const brief = report.runs.map((c) => [`${c.retriever}/${c.reranker}`, c.table, c.row, c.firstStage ?? '', c.metrics.find((m) => m.metric === 'NDCG@10')!.published, c.deviations.join('; ')]);
     expect(brief).toEqual([

@@ -15,6 +15,8 @@ export interface PaperClaim {
   row: string;
   firstStage?: string;
   depth?: number;
+  /** A settings column of a single-metric table (Table 11's `Name+Desc`): the one column the run stands for. */
+  column?: string;
   /** metrics.json `metrics`: fractions. */
   metrics: Record<string, number>;
 }
@@ -50,11 +52,13 @@ export function paperClaim(label: string, metricsJson: Record<string, unknown> |
     row: p.row,
     ...(typeof p.first_stage === 'string' ? { firstStage: p.first_stage } : {}),
     ...(typeof p.depth === 'number' ? { depth: p.depth } : {}),
+    ...(typeof p.column === 'string' ? { column: p.column } : {}),
     metrics,
   };
 }
 
-function metricOf(table: PaperTable, column: string, depth: number | undefined): string | undefined {
+function metricOf(table: PaperTable, column: string, depth: number | undefined, claimed?: string): string | undefined {
+  if (claimed !== undefined) return column === claimed && table.metric !== undefined && isMetricColumn(table.metric) ? table.metric : undefined;
   if (isMetricColumn(column)) return column;
   if (table.metric !== undefined && depth !== undefined && column === `k=${depth}`) return table.metric;
   return undefined;
@@ -72,7 +76,7 @@ export function publishedTables(claims: readonly PaperClaim[], t: Tolerances): P
       const reproduced = mine.map((c) => ({
         label: c.label,
         cells: table.columns.flatMap((column) => {
-          const metric = metricOf(table, column, c.depth);
+          const metric = metricOf(table, column, c.depth, c.column);
           const published = row.values[column];
           const yours = metric === undefined ? undefined : c.metrics[metric];
           if (metric === undefined || published === undefined || yours === undefined) return [];
@@ -103,7 +107,7 @@ export function claimVerdicts(claims: readonly PaperClaim[], t: Tolerances): Cla
     const row = table?.rows.find((r) => r.model === c.row && (c.firstStage === undefined || (r.first_stage ?? table.first_stage)?.model === c.firstStage));
     if (!table || !row) return [];
     const cells = table.columns.flatMap((column) => {
-      const metric = metricOf(table, column, c.depth);
+      const metric = metricOf(table, column, c.depth, c.column);
       const published = row.values[column];
       const yours = metric === undefined ? undefined : c.metrics[metric];
       if (metric === undefined || published === undefined || yours === undefined) return [];

@@ -23,6 +23,8 @@ import type { ExperimentResult, RunResult } from '../pipeline/experiment.js';
 import { matchPinnedRelease, type ReleaseMatch } from './release-match.js';
 import { DEFAULT_TOLERANCES, describeTolerances, verdictOf, worstVerdict, type Tolerances, type Verdict } from '../metrics/verdict.js';
 import { columnDecimals, findPaperRows, publishedCells, type PaperSplit, PAPER_SPLITS } from './results.js';
+import { categoryPairing, type CategoryPairing } from './published-categories.js';
+import { goldenComparisons, type GoldenComparison } from './published-golden.js';
 
 export interface PaperMetricComparison {
   metric: string;
@@ -49,6 +51,8 @@ export interface PaperRunComparison {
   /** Reranked runs: the published first stage and depth. */
   firstStage?: string;
   depth?: number;
+  /** A single-metric table whose columns are settings (Table 11): the column paired. */
+  column?: string;
   metrics: PaperMetricComparison[];
   /** How this run's setup differs from the paper's (empty when it follows it). */
   deviations: string[];
@@ -67,6 +71,10 @@ export interface PaperReport {
   tolerances: Tolerances;
   /** The worst verdict over the runs compared (OK when none is). */
   verdict: Verdict;
+  /** Paper Tables 6 and 16: per-category cells and the group-size check (published-categories.ts); undefined when the version has none. */
+  categories?: CategoryPairing;
+  /** Rows published as stored fractions (the BM25 golden dict), paired at 5 decimals (published-golden.ts). */
+  golden?: GoldenComparison[];
 }
 
 const PROTOCOL_FIELDS = ['name', 'description', 'skill_md'];
@@ -103,7 +111,7 @@ function commonDeviations(res: ExperimentResult): string[] {
  * the comparison below and the expectations of configs/paper-*.yaml (test/paper-expectations.test.ts).
  */
 export function publishedCounterparts(
-  config: Pick<ExperimentResult['config'], 'retrievers' | 'rerankers'>,
+  config: Pick<ExperimentResult['config'], 'retrievers' | 'rerankers' | 'dataset'>,
   run: { retriever: string; reranker: string },
   version: PaperSplit,
 ): { retriever: RetrieverConfig; fs: PaperCounterpart; rr: PaperCounterpart | undefined; depth: number | undefined; rows: { match: ReturnType<typeof findPaperRows>[number]; published: ReturnType<typeof publishedCells> }[] } | undefined {
@@ -117,7 +125,7 @@ export function publishedCounterparts(
   // No oracle-pool numbers are published: an oracle run has no counterpart.
   if ('oracle' in reranker && reranker.oracle) return undefined;
   const depth = 'depth' in reranker ? reranker.depth : undefined;
-  const rows = findPaperRows(version, fs.model, rr?.model).map((match) => ({ match, published: publishedCells(match, depth) }));
+  const rows = findPaperRows(version, fs.model, rr?.model, config.dataset.text).map((match) => ({ match, published: publishedCells(match, depth) }));
   return { retriever, fs, rr, depth, rows };
 }
 
@@ -147,6 +155,7 @@ function compareRun(res: ExperimentResult, run: RunResult, version: PaperSplit, 
       row: m.row.model,
       ...(rr && firstStage ? { firstStage: firstStage.model } : {}),
       ...(rr && depth !== undefined ? { depth } : {}),
+      ...(m.column !== undefined ? { column: m.column } : {}),
       metrics,
       deviations,
       verdict: worstVerdict(metrics.map((x) => x.verdict)),
@@ -174,7 +183,26 @@ export function paperReport(
       if (c) runs.push(c);
     }
   }
-  return { match, version, runs, common: commonDeviations(res), tolerances, verdict: worstVerdict(runs.map((c) => c.verdict)) };
+  const report: PaperReport = { match, version, runs, common: commonDeviations(res), tolerances, verdict: worstVerdict(runs.map((c) => c.verdict)) };
+  return version === undefined ? report : { ...report, ...extraPairings(res, runs, version, tolerances) };
+}
+
+/**
+ * The pairings beyond one row per run, for the first-stage runs paired with a first-stage table's
+ * row: the per-category tables (6, 16) and the stored-fraction rows (golden dict). Left out when
+ * there is nothing to show, so a release without such tables reports as before.
+ */
+function extraPairings(res: ExperimentResult, compared: readonly PaperRunComparison[], version: PaperSplit, tolerances: Tolerances): Pick<PaperReport, 'categories' | 'golden'> {
+  const firstStage = compared.flatMap((c) => {
+    const run = res.runs.find((r) => r.retriever === c.retriever && r.reranker === c.reranker);
+    const reranker = res.config.rerankers.find((r) => r.id === c.reranker);
+    if (!run || reranker?.type !== 'none' || c.column !== undefined) return [];
+    return [{ retriever: c.retriever, reranker: c.reranker, paperRow: c.row, perQuery: run.evaluation.perQuery, aggregate: run.evaluation.aggregate }];
+  });
+  const evaluated = res.runs[0] ? [...res.runs[0].evaluation.perQuery.keys()] : [];
+  const categories = categoryPairing(res.dataset, evaluated, firstStage, version, res.config.report.category_rule, tolerances);
+  const golden = goldenComparisons(firstStage, version, tolerances);
+  return { ...(categories ? { categories } : {}), ...(golden.length > 0 ? { golden } : {}) };
 }
 
 /** The `paper` block of one run's metrics.json, or undefined when that run has no published counterpart. */
@@ -190,6 +218,7 @@ export function paperJson(report: PaperReport | undefined, run: { retriever: str
     row: c.row,
     ...(c.firstStage !== undefined ? { first_stage: c.firstStage } : {}),
     ...(c.depth !== undefined ? { depth: c.depth } : {}),
+    ...(c.column !== undefined ? { column: c.column } : {}),
     units: 'percent',
     published: Object.fromEntries(c.metrics.map((m) => [m.metric, m.published])),
     delta: Object.fromEntries(c.metrics.map((m) => [m.metric, m.delta])),
@@ -197,5 +226,43 @@ export function paperJson(report: PaperReport | undefined, run: { retriever: str
     overall_verdict: c.verdict,
     tolerances: { ok_within: report.tolerances.ok, close_within: report.tolerances.close, rule: describeTolerances(report.tolerances) },
     deviations: [...report.common, ...c.deviations],
+    ...extraJson(report, run),
   };
+}
+
+/** The per-category and stored-fraction pairings of one run for its `paper` block (none: nothing added). */
+function extraJson(report: PaperReport, run: { retriever: string; reranker: string }): Record<string, unknown> {
+  const mine = <T extends { retriever: string; reranker: string }>(xs: readonly T[] | undefined) => (xs ?? []).filter((x) => x.retriever === run.retriever && x.reranker === run.reranker);
+  const out: Record<string, unknown> = {};
+  const cats = mine(report.categories?.runs);
+  if (report.categories && cats.length > 0) {
+    out.categories = {
+      rule: report.categories.rule,
+      group_sizes: report.categories.sizes.map((s) => ({ table: s.table, rule: s.rule, match: s.match[s.rule], published_total: s.publishedTotal, total: s.totals[s.rule] })),
+      tables: cats.map((c) => ({
+        table: c.table,
+        row: c.row,
+        slice: c.slice,
+        published: Object.fromEntries(c.cells.map((x) => [x.column, x.published])),
+        queries: Object.fromEntries(c.cells.map((x) => [x.column, x.queries ?? null])),
+        delta: Object.fromEntries(c.cells.map((x) => [x.column, x.delta ?? null])),
+        verdict: Object.fromEntries(c.cells.map((x) => [x.column, x.verdict])),
+        overall_verdict: c.verdict,
+      })),
+    };
+  }
+  const golden = mine(report.golden);
+  if (golden.length > 0) {
+    out.stored_fractions = golden.map((g) => ({
+      table: g.table,
+      row: g.row,
+      published: Object.fromEntries(g.cells.map((x) => [x.metric, x.published])),
+      yours: Object.fromEntries(g.cells.map((x) => [x.metric, x.yours])),
+      delta: Object.fromEntries(g.cells.map((x) => [x.metric, x.delta])),
+      exact: `${g.exact}/${g.cells.length}`,
+      verdict: Object.fromEntries(g.cells.map((x) => [x.metric, x.verdict])),
+      overall_verdict: g.verdict,
+    }));
+  }
+  return out;
 }

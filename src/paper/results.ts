@@ -79,6 +79,30 @@ export interface PaperResults {
 export interface PaperRowMatch {
   table: PaperTable;
   row: PaperRow;
+  /**
+   * A single-metric table whose columns are settings rather than metrics (paper Table 11's
+   * `Name+Desc`): the one column that applies to the run; its value is the table's `metric`.
+   */
+  column?: string;
+}
+
+/** The document text of a run: the fields joined and the separator (config `dataset.text`). */
+export interface DocumentText {
+  fields: readonly string[];
+  separator: string;
+}
+
+/**
+ * Published first-stage rows measured with another document text than the protocol's: the table,
+ * the text and the column holding the values. Paper Table 11 (`v1.0-document-fields`): documents
+ * "name | description" (no SKILL.md body) in column `Name+Desc`; its `Full` column repeats Table 3.
+ */
+export const DOCUMENT_TEXT_TABLES: readonly { table: string; text: DocumentText; column: string }[] = [
+  { table: 'v1.0-document-fields', text: { fields: ['name', 'description'], separator: ' | ' }, column: 'Name+Desc' },
+];
+
+function sameText(a: DocumentText, b: DocumentText): boolean {
+  return a.separator === b.separator && a.fields.length === b.fields.length && a.fields.every((f, i) => f === b.fields[i]);
 }
 
 /** Where the published numbers are read from. */
@@ -147,10 +171,19 @@ function isFirstStageTable(t: PaperTable): boolean {
  *   e.g. `v1.1-embedding`; BM25 is the row named `BM25`.
  * - With a reranker: rows naming that reranker in a rerank table over the given first stage, either
  *   the table's own `first_stage` (paper Table 4) or the row's (paper Table 10).
+ * - A first stage with a document `text` that a published ablation used (`DOCUMENT_TEXT_TABLES`:
+ *   "name | description", paper Table 11) gets that table's row first, with its column.
  */
-export function findPaperRows(split: PaperSplit, modelName: string, reranker?: string): PaperRowMatch[] {
+export function findPaperRows(split: PaperSplit, modelName: string, reranker?: string, text?: DocumentText): PaperRowMatch[] {
   const out: PaperRowMatch[] = [];
   const firstStageOnly = reranker === undefined || reranker === 'none';
+  if (firstStageOnly && text !== undefined) {
+    for (const d of DOCUMENT_TEXT_TABLES) {
+      const table = paperTables(split).find((t) => t.id === d.table);
+      if (!table || !sameText(d.text, text)) continue;
+      for (const row of table.rows) if (sameModel(row, modelName) && row.values[d.column] !== undefined) out.push({ table, row, column: d.column });
+    }
+  }
   for (const table of paperTables(split)) {
     if (firstStageOnly) {
       if (!isFirstStageTable(table)) continue;
@@ -192,6 +225,7 @@ export function columnDecimals(table: PaperTable, column: string): number {
  * - Metric-key columns are taken as they are; a rerank table that names its depth only applies to
  *   runs of that depth.
  * - A single-metric table with depth columns (`k=10`, `k=20`, …) gives its metric at `k=<depth>`.
+ * - A match with a `column` (paper Table 11) gives the table's metric from that column alone.
  * Other columns (categories, `Embed only`, MTEB scores) are not metrics of a run: left out.
  */
 export function publishedCells(m: PaperRowMatch, depth?: number): Record<string, { value: number; column: string }> {
@@ -199,6 +233,11 @@ export function publishedCells(m: PaperRowMatch, depth?: number): Record<string,
   const out: Record<string, { value: number; column: string }> = {};
   const fs = row.first_stage ?? table.first_stage;
   if (fs?.depth !== undefined && fs.depth !== depth) return out;
+  if (m.column !== undefined) {
+    const value = row.values[m.column];
+    if (value !== undefined && table.metric !== undefined && isMetricColumn(table.metric)) out[table.metric] = { value, column: m.column };
+    return out;
+  }
   for (const column of table.columns) {
     const value = row.values[column];
     if (value === undefined) continue;

@@ -10,6 +10,7 @@ import type { PaperReport } from '../paper/published-vs-measured.js';
 import { describeTolerances } from '../metrics/verdict.js';
 import { MARKDOWN, type Medium } from './medium.js';
 import { publishedPct } from './cells.js';
+import { renderCategoryPairing, renderGolden } from './published-extra-section.js';
 
 const signed = (x: number) => {
   const s = formatFixed(x === 0 ? 0 : x, 2);
@@ -28,8 +29,11 @@ export function renderPaperSection(report: PaperReport | undefined, measureOrder
   const { release, split } = report.match;
   const title = `${md.h2(`Published results (paper, ${md.esc(release.version)})`)}\n`;
   const pin = `The dataset files are the pinned SkillRet ${md.esc(release.version)} ${md.esc(split)} split (${md.esc(release.repo)}@${release.revision.slice(0, 12)}, SHA-256 checked).`;
+  // Tables 6 and 16 and the stored-fraction rows, after the per-run rows (absent: nothing added).
+  const extra = [renderGolden(report.golden, report.tolerances, md), renderCategoryPairing(report.categories, report.tolerances, md)].filter((x) => x !== '');
+  const withExtra = (text: string) => [text, ...extra].join('\n');
   if (report.runs.length === 0) {
-    return `${title}\n${pin} No run here has a published counterpart (BM25, a paper embedder preset, or a paper reranker preset over a published first stage at its depth).\n`;
+    return withExtra(`${title}\n${pin} No run here has a published counterpart (BM25, a paper embedder preset, or a paper reranker preset over a published first stage at its depth).\n`);
   }
   const present = new Set(report.runs.flatMap((c) => c.metrics.map((m) => m.metric)));
   const cols = [...measureOrder.filter((k) => present.has(k)), ...[...present].filter((k) => !measureOrder.includes(k)).sort()];
@@ -37,7 +41,7 @@ export function renderPaperSection(report: PaperReport | undefined, measureOrder
   for (const c of report.runs) {
     const by = new Map(c.metrics.map((m) => [m.metric, m]));
     const cell = (f: (m: (typeof c.metrics)[number]) => string) => cols.map((k) => (by.has(k) ? f(by.get(k)!) : '–'));
-    const over = c.firstStage !== undefined ? ` over ${md.esc(c.firstStage)}${c.depth !== undefined ? ` top ${c.depth}` : ''}` : '';
+    const over = c.firstStage !== undefined ? ` over ${md.esc(c.firstStage)}${c.depth !== undefined ? ` top ${c.depth}` : ''}` : c.column !== undefined ? `, ${md.esc(c.column)}` : '';
     rows.push([`${md.esc(c.retriever)} / ${md.esc(c.reranker)}`, `${md.esc(c.row)}${over} (${md.esc(c.table)})`, 'yours', ...cell((m) => formatPercent(m.yours))]);
     rows.push(['', '', 'paper', ...cell((m) => publishedPct(m.published, m.decimals))]);
     rows.push(['', '', 'Δ', ...cell((m) => signed(m.delta))]);
@@ -52,5 +56,5 @@ export function renderPaperSection(report: PaperReport | undefined, measureOrder
   const dev = report.runs.filter((c) => c.deviations.length > 0).map((c) => `${md.esc(c.retriever)} / ${md.esc(c.reranker)}: ${c.deviations.map(md.esc).join('; ')}`);
   if (report.common.length > 0) dev.unshift(`every run: ${report.common.map(md.esc).join('; ')}`);
   if (dev.length > 0) out.push(`Setup differs from the paper's: ${dev.join('. ')}.\n`);
-  return out.join('\n');
+  return withExtra(out.join('\n'));
 }
