@@ -2,6 +2,7 @@
  * The results folder contract:
  *   <output>/<retriever>/<reranker>/{metrics.json, run.trec, per-query.jsonl, breakdown.json, operating-points.json}
  *   <output>/summary.md, <output>/manifest.json, <output>/{queries,skills}.jsonl (explorer-files.ts)
+ *   written later into a run folder: explain.jsonl, explain.json (`explain`), mask.json (`explain --mask`)
  * Every file is written atomically. Everything but manifest.json is a pure
  * function of config + data, so reruns are byte-identical.
  */
@@ -46,6 +47,7 @@ export const RESULTS_FILE_NAMES: ReadonlySet<string> = new Set([
   'operating-points.json',
   'explain.jsonl',
   'explain.json',
+  'mask.json',
   'summary.md',
   'manifest.json',
   'report.html',
