@@ -223,19 +223,20 @@ export function buildProgram(write: (s: string) => void): Command {
 
   program
     .command('explain')
-    .description('where the signal is, for one finished run: sentence erasure, document-field attribution and concentration (explain.jsonl, explain.json); re-scores from the caches, never re-runs the experiment')
+    .description('where the signal is, for one finished run: sentence erasure, document-field attribution and concentration (explain.jsonl, explain.json), or with --mask the paper\'s Table 5 masking (mask.json); re-scores from the caches, never re-runs the experiment')
     .argument('<results>', 'a results folder written by run', home)
     .requiredOption('--run <retriever/reranker>', 'the run to explain, e.g. bm25/none')
     .option('--queries <ids>', 'only these query ids (comma-separated)', splitList)
     .option('--failed', 'only queries whose gold skills are not all in the top 10 (Completeness@10 = 0)')
     .option('--hurt', 'only queries the reranker made worse (vs_none NDCG@10 < 0)')
     .option('--sample <n>', 'a deterministic sample of n queries (seeded by the config\'s stats.seed)', parseIntOpt('--sample'))
-    .option('--max-queries <n>', `at most n queries, in dataset order (default 200)`, parseIntOpt('--max-queries'))
+    .option('--max-queries <n>', `at most n queries, in dataset order (default 200; with --mask: no cap)`, parseIntOpt('--max-queries'))
+    .option('--mask [k]', 'paper Table 5 instead: on single-gold queries, replace the top 1..k attributed sentences by [MASK] (default k = 3) and report NDCG@10 per level beside the published numbers (mask.json); <first stage>/none runs')
     .option('--cache-dir <dir>', "cache root (default: the run's, from its manifest)", home)
     .option('--no-cache', 'neither read nor write any cache')
     .option('--offline', 'no network access')
     .option('-q, --quiet', 'no progress or log lines')
-    .action(async (results: string, opts: { run: string; queries?: string[]; failed?: boolean; hurt?: boolean; sample?: number; maxQueries?: number; cacheDir?: string; cache?: boolean; offline?: boolean; quiet?: boolean }) => {
+    .action(async (results: string, opts: { run: string; queries?: string[]; failed?: boolean; hurt?: boolean; sample?: number; maxQueries?: number; mask?: boolean | string; cacheDir?: string; cache?: boolean; offline?: boolean; quiet?: boolean }) => {
       const { explainCommand } = await import('./commands/explain.js');
       write(await explainCommand({ results, ...opts }));
     });

@@ -29,8 +29,8 @@ export type { QueryDelta } from './significance/attribution.js';
 export { cacheInfo, pruneCacheEntries } from './api/cache.js';
 export type { CacheUsage, KindUsage, PruneCacheOptions, PruneResult } from './api/cache.js';
 
-export { explainRun } from './api/explain.js';
-export type { ExplainRunOptions, ExplainResult, ExplainSelection } from './api/explain.js';
+export { explainMask, explainRun } from './api/explain.js';
+export type { ExplainMaskOptions, ExplainRunOptions, ExplainResult, ExplainSelection, MaskPaper, MaskResult } from './api/explain.js';
 
 export { mineNegatives } from './api/mine-negatives.js';
 export type { MineNegativesOptions, MineNegativesResult } from './api/mine-negatives.js';

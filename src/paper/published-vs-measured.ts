@@ -93,15 +93,20 @@ function paperReranker(r: RerankerConfig): PaperCounterpart | undefined {
   return isModelReranker(r) ? rerankerKind(r.type).paperCounterpart?.(r) : undefined;
 }
 
+/** Deviations of the dataset side from the protocol: the document text and dropped gold. */
+export function datasetDeviations(d: { fields: readonly string[]; separator: string; skillMdField: string; droppedGoldPairs: number }): string[] {
+  const out: string[] = [];
+  if (d.fields.join('\u0000') !== PROTOCOL_FIELDS.join('\u0000') || d.separator !== PROTOCOL_SEPARATOR)
+    out.push(`document text: ${d.fields.join(', ')} joined by ${JSON.stringify(d.separator)} (protocol: name, description, skill_md joined by " | ")`);
+  if (d.skillMdField !== 'skill_md') out.push(`SKILL.md text from field ${d.skillMdField} (protocol skill_md)`);
+  if (d.droppedGoldPairs > 0) out.push(`${d.droppedGoldPairs} gold pairs dropped`);
+  return out;
+}
+
 /** Deviations that concern every run: the document text and the gold. */
 function commonDeviations(res: ExperimentResult): string[] {
-  const out: string[] = [];
   const ds = res.config.dataset;
-  if (ds.text.fields.join('\u0000') !== PROTOCOL_FIELDS.join('\u0000') || ds.text.separator !== PROTOCOL_SEPARATOR)
-    out.push(`document text: ${ds.text.fields.join(', ')} joined by ${JSON.stringify(ds.text.separator)} (protocol: name, description, skill_md joined by " | ")`);
-  if (ds.skill_md_field !== 'skill_md') out.push(`SKILL.md text from field ${ds.skill_md_field} (protocol skill_md)`);
-  if (res.dataset.stats.droppedGoldPairs > 0) out.push(`${res.dataset.stats.droppedGoldPairs} gold pairs dropped`);
-  return out;
+  return datasetDeviations({ fields: ds.text.fields, separator: ds.text.separator, skillMdField: ds.skill_md_field, droppedGoldPairs: res.dataset.stats.droppedGoldPairs });
 }
 
 /**

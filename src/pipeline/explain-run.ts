@@ -43,7 +43,7 @@ export const DEFAULT_MAX_QUERIES = 200;
  * is left out when it is the kind (`bm25 (k1=1.5, b=0.75)`, not `bm25 bm25 (…)`), the detail when it
  * is the id or the kind (`reranker ce (cross-encoder)`, but `reranker cross-encoder`).
  */
-function named(kind: string, id: string, detail: string): string {
+export function named(kind: string, id: string, detail: string): string {
   const words = id === kind ? kind : `${kind} ${id}`;
   return detail === id || detail === kind ? words : `${words} (${detail})`;
 }
@@ -67,7 +67,7 @@ export interface ExplainResult {
   cost: { queries: number; scoredTexts: number; encodedTexts: number | null; modelPairs: number | null; seconds: number; truncatedTo?: number };
 }
 
-interface Manifest {
+export interface Manifest {
   config: { file: string; resolved: Omit<Config, 'file' | 'text'> };
   dataset: { dir: string; split: string };
   cache?: { dir: string | null };
@@ -88,7 +88,7 @@ function readManifest(results: string): Manifest {
 }
 
 /** Per-query values of the run's per-query.jsonl: id → {metrics, vs_none}. */
-function readPerQueryRows(file: string): Map<string, { metrics: Record<string, number>; vs_none?: Record<string, number> }> {
+export function readPerQueryRows(file: string): Map<string, { metrics: Record<string, number>; vs_none?: Record<string, number> }> {
   const out = new Map<string, { metrics: Record<string, number>; vs_none?: Record<string, number> }>();
   readFileSync(file, 'utf8')
     .split('\n')
@@ -104,7 +104,7 @@ function readPerQueryRows(file: string): Map<string, { metrics: Record<string, n
   return out;
 }
 
-function select(ds: Dataset, sel: ExplainSelection, perQuery: () => ReturnType<typeof readPerQueryRows>, ks: readonly number[], seed: number, isReranked: boolean): { queries: Query[]; label: string } {
+export function selectQueries(ds: Dataset, sel: ExplainSelection, perQuery: () => ReturnType<typeof readPerQueryRows>, ks: readonly number[], seed: number, isReranked: boolean): { queries: Query[]; label: string } {
   const given = [sel.queries !== undefined, Boolean(sel.failed), Boolean(sel.hurt), sel.sample !== undefined].filter(Boolean).length;
   if (given > 1) throw new UserError('--queries, --failed, --hurt and --sample: give at most one');
   if (sel.queries) {
@@ -134,11 +134,26 @@ function select(ds: Dataset, sel: ExplainSelection, perQuery: () => ReturnType<t
   return { queries: [...ds.queries], label: 'all queries' };
 }
 
-export async function explainRun(
-  ctx: StageContext,
-  o: { results: string; run: string } & ExplainSelection,
-): Promise<ExplainResult> {
-  const t0 = performance.now();
+/** A run of a results folder as explain sees it: its config entries, dataset and corpus texts. */
+export interface ExplainedRun {
+  manifest: Manifest;
+  config: Config;
+  configDir: string;
+  retrieverId: string;
+  rerankerId: string;
+  r: RetrieverConfig;
+  rr: RerankerConfig;
+  runDir: string;
+  ds: Dataset;
+  fields: DocField[];
+  separator: string;
+  docs: { id: string; text: string }[];
+  docIds: string[];
+  unsupported: (why: string) => UserError;
+}
+
+/** Reads the results folder's manifest and the run's config entries, and loads the run's dataset. */
+export async function openExplainedRun(o: { results: string; run: string }): Promise<ExplainedRun> {
   const manifest = readManifest(o.results);
   const [retrieverId, rerankerId, ...rest] = o.run.split('/');
   const listed = manifest.runs.map((r) => `${r.retriever}/${r.reranker}`);
@@ -158,9 +173,18 @@ export async function explainRun(
   const separator = config.dataset.text.separator;
   const docs = ds.skills.map((s) => ({ id: s.id, text: buildDocumentText(s, fields, separator) }));
   const docIds = docs.map((d) => d.id);
+  return { manifest, config, configDir, retrieverId, rerankerId, r, rr, runDir, ds, fields, separator, docs, docIds, unsupported };
+}
+
+export async function explainRun(
+  ctx: StageContext,
+  o: { results: string; run: string } & ExplainSelection,
+): Promise<ExplainResult> {
+  const t0 = performance.now();
+  const { config, configDir, retrieverId, rerankerId, r, rr, runDir, ds, fields, separator, docs, docIds, unsupported } = await openExplainedRun(o);
   const skills = new Map<string, Skill>(ds.skills.map((s) => [s.id, s]));
 
-  const { queries: chosen, label } = select(ds, o, () => readPerQueryRows(join(runDir, 'per-query.jsonl')), config.k, config.stats.seed, rerankerId !== 'none');
+  const { queries: chosen, label } = selectQueries(ds, o, () => readPerQueryRows(join(runDir, 'per-query.jsonl')), config.k, config.stats.seed, rerankerId !== 'none');
   const maxQueries = o.maxQueries ?? DEFAULT_MAX_QUERIES;
   const queries = chosen.slice(0, maxQueries);
 

@@ -85,3 +85,28 @@ export function withoutSentence(query: string, sentences: readonly Sentence[], i
   const s = sentences[i]!;
   return query.slice(0, s.start) + query.slice(s.end);
 }
+
+/** The token a masked sentence becomes (paper Table 5). */
+export const MASK_TOKEN = '[MASK]';
+
+/**
+ * The query with each sentence of `indices` replaced by `token`: within the sentence's raw span, its
+ * trimmed text (`Sentence.text`) becomes the token and the whitespace before and after it (blank
+ * lines folded into the span included) is kept as it was; every character outside the masked
+ * sentences is untouched. Adjacent masked sentences stay separate tokens ("[MASK] [MASK]"). Order and
+ * repeats of `indices` do not matter.
+ */
+export function maskSentences(query: string, sentences: readonly Sentence[], indices: Iterable<number>, token: string = MASK_TOKEN): string {
+  const masked = new Set(indices);
+  let out = '';
+  let at = 0;
+  sentences.forEach((s, i) => {
+    if (!masked.has(i)) return;
+    const raw = query.slice(s.start, s.end);
+    const lead = raw.length - raw.trimStart().length;
+    const trail = raw.length - raw.trimEnd().length;
+    out += query.slice(at, s.start + lead) + token;
+    at = s.end - trail;
+  });
+  return out + query.slice(at);
+}

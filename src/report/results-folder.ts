@@ -3,6 +3,7 @@
  *   <output>/<retriever>/<reranker>/{metrics.json, run.trec, per-query.jsonl, breakdown.json, operating-points.json}
  *   <output>/summary.md, <output>/manifest.json, <output>/{queries,skills}.jsonl (explorer-files.ts),
  *   <output>/gates.json (report/gates.ts; only when the experiment has expectations)
+ *   written later into a run folder: explain.jsonl, explain.json (`explain`), mask.json (`explain --mask`)
  * Every file is written atomically. Everything but manifest.json is a pure
  * function of config + data, so reruns are byte-identical.
  */
