@@ -69,6 +69,7 @@ describe('loadDataset: gold from a qrels file', () => {
       droppedGoldQueries: [],
       unknownGoldKept: 0,
       goldDisagreement: ['q3', 'q1', 'q4'],
+      grades: { judgements: 5, maxGrade: 2, aboveOne: 1 },
     });
     expect(ds.skills.map((s) => s.id)).toEqual(['s1', 's2', 's3', 's4']);
     expect(ds.dir).toBe(dir);
@@ -205,6 +206,7 @@ describe('loadDataset: unknown gold ids', () => {
       droppedGoldPairs: 2,
       droppedGoldQueries: [],
       unknownGoldKept: 0,
+      grades: { judgements: 3, maxGrade: 1, aboveOne: 0 },
     });
   });
 
