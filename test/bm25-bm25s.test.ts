@@ -25,7 +25,7 @@ interface Fixture {
   expected: Record<string, Hits>;
 }
 
-const FIXTURES = new URL('./fixtures/bm25s', import.meta.url);
+const FIXTURES = new URL('./fixtures/bm25s/', import.meta.url);
 const load = (name: string): Fixture => JSON.parse(readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8')) as Fixture;
 
 /**

@@ -31,6 +31,7 @@ describe.skipIf(!present)('the shared SkillRet v1.1 sample', () => {
       droppedGoldQueries: [],
       unknownGoldKept: 0,
       goldDisagreement: [], // the sample's qrels and skill_ids agree
+      grades: { judgements: 42, maxGrade: 1, aboveOne: 0 }, // every gold at grade 1, as the Hub path's
     });
     expect(ds.files.map((f) => [f.role, f.records, f.bytes, f.sha256])).toEqual([
       ['skills', 287, 4_633_404, '17ad6957a6033d71cb4ca0c92c3dbc1b2253d00ad1f3dade179a7c631bfbdd1c'],
