@@ -16,23 +16,13 @@ import { aggregate } from '../src/metrics/evaluate.js';
 import { cleanupTemp, makeTempDir } from './fixtures/data/make-dataset.js';
 import { runCli } from './helpers/cli.js';
 import { SAMPLE_DIR, sampleExists } from './helpers/shared.js';
+import { parseTrecEval } from './helpers/trec-eval-output.js';
 
 afterAll(() => cleanupTemp());
 
 const DIR = join(import.meta.dirname, 'fixtures', 'trec_eval');
 const meta = JSON.parse(readFileSync(join(DIR, 'sample-bm25.json'), 'utf8')) as { trec_eval: string; flags: string; run_sha256: string };
 
-/** trec_eval -q output → measure name → qid (or "all") → value. */
-function parseTrecEval(text: string): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    const [name, qid, value] = line.trim().split(/\s+/) as [string, string, string];
-    if (!out.has(name)) out.set(name, new Map());
-    out.get(name)!.set(qid, Number(value));
-  }
-  return out;
-}
 
 const OURS: Record<string, string> = { success: 'Hit', recall: 'Recall', ndcg_cut: 'NDCG', P: 'Precision' };
 

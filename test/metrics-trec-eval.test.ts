@@ -9,6 +9,7 @@ import { readTrecQrels } from '../src/formats/trec-qrels.js';
 import { readTrecRun } from '../src/formats/trec-run.js';
 import { evaluate } from '../src/metrics/evaluate.js';
 import { defaultMeasures, type Measure } from '../src/metrics/measures.js';
+import { parseTrecEval } from './helpers/trec-eval-output.js';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'trec_eval');
 const KS = [5, 10, 15];
@@ -23,17 +24,6 @@ interface Case {
 
 const cases = JSON.parse(readFileSync(join(DIR, 'cases.json'), 'utf8')) as Case[];
 
-/** trec_eval -q output → measure name → qid (or "all") → value. */
-function parseTrecEval(text: string): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    const [name, qid, value] = line.trim().split(/\s+/) as [string, string, string];
-    if (!out.has(name)) out.set(name, new Map());
-    out.get(name)!.set(qid, Number(value));
-  }
-  return out;
-}
 
 /** Our measure key for a trec_eval measure name (recip_rank is handled separately). */
 function ourKey(name: string): string | undefined {
