@@ -23,13 +23,41 @@
  *
  *   node scripts/bench-hnsw.mjs --docs 100000 [--dim 384] [--queries 1000] [--M 32]
  *     [--ef-construction 200] [--ef 64,128,200] [--k 10] [--seed 1] [--graph-cache DIR] [--check-queries 16]
+ *     [--addon FILE]   # another build of hnswlib-node's addon.node (the output's `addon` says which SIMD it uses)
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { exactTopKFast } from '../dist/retrieval/dense/indexes/exact-fast.js';
-import { buildHnsw, buildOrLoadHnsw } from '../dist/retrieval/dense/indexes/hnsw.js';
-import { dotRows, rankCandidates, tieRanks } from '../dist/retrieval/dense/indexes/exact.js';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { exactSampleCheck } from './bench-checks.mjs';
+
+// --addon FILE: search with another build of hnswlib-node's native addon (e.g. one compiled with
+// CXXFLAGS=-march=native), loaded in place of build/Release/addon.node: the graph file is the same.
+const require = createRequire(import.meta.url);
+const addonAt = process.argv.indexOf('--addon');
+const defaultAddon = join(dirname(require.resolve('hnswlib-node')), '..', 'build', 'Release', 'addon.node');
+const addonPath = addonAt >= 0 ? resolve(process.argv[addonAt + 1]) : defaultAddon;
+if (addonAt >= 0) {
+  if (!existsSync(addonPath)) throw new Error(`--addon: ${addonPath} not found`);
+  const Module = require('node:module');
+  const load = Module._load;
+  Module._load = function (request, parent, isMain) {
+    if (request === 'bindings' && parent?.filename?.includes(`${'node_modules'}/hnswlib-node/`)) return () => load.call(this, addonPath, parent, isMain);
+    return load.call(this, request, parent, isMain);
+  };
+}
+/** Which SIMD registers the addon's code uses (objdump, where installed): zmm = AVX-512, ymm = AVX. */
+function addonSimd(path) {
+  const r = spawnSync('objdump', ['-d', '--no-show-raw-insn', path], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) return 'unknown (objdump not available)';
+  const zmm = (r.stdout.match(/%zmm/g) ?? []).length;
+  const ymm = (r.stdout.match(/%ymm/g) ?? []).length;
+  return zmm > 0 ? `AVX-512 (${zmm} zmm operands)` : ymm > 0 ? `AVX (${ymm} ymm operands)` : 'SSE only (no ymm/zmm operands)';
+}
+const addon = { path: addonPath, simd: addonSimd(addonPath), replaced: addonAt >= 0 };
+const { exactTopKFast } = await import('../dist/retrieval/dense/indexes/exact-fast.js');
+const { buildHnsw, buildOrLoadHnsw } = await import('../dist/retrieval/dense/indexes/hnsw.js');
+const { dotRows, rankCandidates, tieRanks } = await import('../dist/retrieval/dense/indexes/exact.js');
 
 const arg = (n, d) => {
   const i = process.argv.indexOf(n);
@@ -182,6 +210,7 @@ console.log(
     // CPU of all threads (the GEMM runs on onnxruntime's pool), per query.
     exactCpuMsPerQuery: (exactCpu.user + exactCpu.system) / 1000 / Q,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    addon,
     ...(graph ? { graphReused: graph.reused, graphBuiltAt: graph.builtAt, graphLoadSeconds: graph.loadSeconds } : {}),
     checks,
   }),
