@@ -7,7 +7,7 @@
  * never replaced by a remembered number. Speed targets live here, never in tests.
  *
  *   npm run bench -- [--trec-eval PATH] [--bm25s-python PYTHON [--bm25s-path DIR]] [--runs N]
- *                    [--full] [--only score,stats,bm25,warm,onnx,hnsw,curve] [--out DIR] [--work DIR]
+ *                    [--full] [--only score,stats,bm25,warm,onnx,hnsw,curve,html] [--out DIR] [--work DIR]
  *                    [--hnsw-sizes 6006,20000] [--fullsize DIR] [--score-qrels FILE --score-run FILE]
  *
  * --trec-eval: a trec_eval binary (usnistgov/trec_eval, built by you). --bm25s-python: a Python
@@ -38,8 +38,12 @@
  * an untimed warm run and of every timed one against the cold run's. onnx: our vectors against raw
  * onnxruntime-node's pooled by their plain definition (bench-onnx.mjs). hnsw: the exact side
  * against a plain dot-product search on a sample of queries (bench-hnsw.mjs). curve: each tier's
- * metrics.json and per-query.jsonl against the Map-based evaluator. SKILLRET_BENCH_TAMPER=score
- * (or stats), for the bench's own test, moves one of our values before the check, which must fail.
+ * metrics.json and per-query.jsonl against the Map-based evaluator. html (report.html of the
+ * full-size split with 8 runs, in Debian's chromium through scripts/bench-html.mjs; needs --fullsize
+ * and /usr/bin/chromium, else not measured): the results folder's metrics against the Map-based
+ * evaluator, then the per-query values the page shows for a spread of queries against its
+ * per-query.jsonl, queries.jsonl and skills.jsonl. SKILLRET_BENCH_TAMPER=score (or stats, or html),
+ * for the bench's own test, moves one of our values before the check, which must fail.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -854,6 +858,87 @@ async function benchCurve() {
   json.curve = { tiers: rows, checks: curveChecks.map((c) => c.toJSON()) };
 }
 
+// ---------------------------------------------------------------- report.html
+const HTML_WHAT = 'report.html, full size, 8 runs';
+const HTML_GOAL = '≤ 15 MB and interactive ≤ 2 s';
+const HTML_MAX_BYTES = 15e6;
+const HTML_MAX_MS = 2000;
+const CHROMIUM = '/usr/bin/chromium';
+
+/** Bytes of report.html's parts: each top-level section, the explorer's data block apart. */
+function htmlParts(html) {
+  const b = (x) => Buffer.byteLength(x, 'utf8');
+  const marks = [...html.matchAll(/<section id="([^"]+)"/g)].map((m) => [m[1], m.index]);
+  const parts = [['head and header', b(html.slice(0, marks[0]?.[1] ?? html.length))]];
+  marks.forEach(([id, at], i) => parts.push([id, b(html.slice(at, marks[i + 1]?.[1] ?? html.length))]));
+  const block = /<script type="application\/json" id="explorer-data">([\s\S]*?)<\/script>/.exec(html);
+  if (block) parts.push(['of which the explorer data block', b(block[1])]);
+  return parts;
+}
+
+async function benchHtml() {
+  log(HTML_WHAT);
+  const full = prepareFullsize();
+  const skip = (why) => {
+    sections.push(`## report.html\n\nNot measured: ${why}.\n`);
+    target(HTML_WHAT, why, '–', null, HTML_GOAL, 'not measured');
+  };
+  if (!full.ok) return skip(`the full-size split is ${full.why}`);
+  if (!existsSync(CHROMIUM)) return skip(`${CHROMIUM} is not installed (apt-get install chromium)`);
+  // 8 runs: 4 first stages (BM25 at its defaults and at k1 1.2 / b 0.5, GloVe static, their RRF
+  // fusion) × {none, GloVe MaxSim}, so the page has reranked runs (on/off charts, Δ, the hurt filters).
+  const dir = join(work, 'html-fullsize');
+  mkdirSync(dir, { recursive: true });
+  const config = join(dir, 'html8.yaml');
+  writeFileSync(
+    config,
+    [
+      'name: html8',
+      `dataset: { path: ${JSON.stringify(full.data)} }`,
+      'retrievers:',
+      '  - { id: bm25, type: bm25, top_k: 20 }',
+      '  - { id: bm25-k12-b05, type: bm25, k1: 1.2, b: 0.5, top_k: 20 }',
+      '  - { id: glove, type: dense, model: glove-6b-100d-static, top_k: 20 }',
+      '  - { id: hybrid, type: fusion, inputs: [bm25, glove], method: rrf, rrf_k: 60, top_k: 20 }',
+      'rerankers:',
+      '  - { id: none }',
+      '  - { id: glove-maxsim, type: cross-encoder, model: glove-6b-100d-maxsim, depth: 20 }',
+      'output: ./out',
+      'cache_dir: ./cache',
+    ].join('\n') + '\n',
+  );
+  log('  running the 8-run experiment (cached between bench runs)');
+  const made = timeProcess(node, [cli, 'run', config, '-q', '--offline']);
+  const out = join(dir, 'out');
+  // Values first: the results folder against the Map-based evaluator, then the page against the folder.
+  const checks = await resultsFolderChecks(out, readFileSync(join(full.data, 'qrels', 'test.jsonl'), 'utf8'), 'full size, 8 runs: ');
+  requireChecks('html', checks);
+  const loads = Math.max(5, runs);
+  log(`  report.html in chromium, ${loads} loads`);
+  const r = timeProcess(node, ['scripts/bench-html.mjs', '--results', out, '--loads', String(loads), '--chromium', CHROMIUM], { allowFailure: true, env: { ...process.env, SKILLRET_BENCH_TAMPER: tampered('html') ? 'html' : '' } });
+  const { doc, checks: pageChecks } = scriptChecks(r, 'bench-html.mjs');
+  checks.push(...pageChecks);
+  const checked = requireChecks('html', checks);
+  const mb = doc.bytes / 1e6;
+  const ms = doc.interactiveMs;
+  const sizeOk = doc.bytes <= HTML_MAX_BYTES;
+  const timeOk = ms.median <= HTML_MAX_MS;
+  const s = (x) => ({ median: x.median / 1000, min: x.min / 1000, max: x.max / 1000, n: x.n });
+  const met = sizeOk && timeOk ? 'yes' : `no (${[sizeOk ? '' : `${mb.toFixed(1)} MB`, timeOk ? '' : `${(ms.median / 1000).toFixed(2)} s`].filter(Boolean).join(', ')})`;
+  target(HTML_WHAT, `${mb.toFixed(2)} MB, interactive ${fmt(s(ms))}`, '–', null, HTML_GOAL, met);
+  const parts = htmlParts(readFileSync(join(out, 'report.html'), 'utf8'));
+  sections.push(
+    `## report.html\n\n\`skillret-eval run\` on the full-size split (${full.skills.toLocaleString('en')} skills, ${full.queries.toLocaleString('en')} queries) with 8 runs: BM25 (defaults, and k1 1.2 / b 0.5), GloVe static and their RRF fusion, each without and with the GloVe MaxSim reranker ` +
+      `(made in ${made.wall.toFixed(0)} s by this bench run; its cache folder is kept in the work folder). report.html opened from disk in Debian's chromium (headless, through playwright-core), ${loads} loads, each in a fresh browser context. ` +
+      `Interactive = from navigation start until the explorer has rendered its first query rows and, after a click on the first row, that query's details show a box per run with its ranked list (performance.now() in the page; scripts/bench-html.mjs).\n\n` +
+      `| | value |\n|---|---|\n| report.html | ${doc.bytes.toLocaleString('en')} bytes (${mb.toFixed(2)} MB) |\n| interactive | ${fmt(s(ms))} |\n| first query rows | ${fmt(s(doc.rowsMs))} |\n\n` +
+      `Bytes by part: ${parts.map(([p, n]) => `${p} ${(n / 1e6).toFixed(2)} MB`).join(', ')}. The explorer's per-query data is one block of compressed columns (src/report/html/explorer-data.ts), inflated by the page with DecompressionStream.\n\n` +
+      checked +
+      (met === 'yes' ? '' : `\n### Why the target is missed\n\nThe parts above say where the bytes are; the first-rows figure against the interactive one says how much of the time is before the explorer shows anything.\n`),
+  );
+  json.html = { ...doc, checks: checks.map((c) => c.toJSON()), made: { wall: made.wall, rss: made.rss } };
+}
+
 const plan = [
   ['score', benchScore],
   ['stats', benchStats],
@@ -862,6 +947,7 @@ const plan = [
   ['onnx', benchOnnx],
   ['hnsw', benchHnsw],
   ['curve', benchCurve],
+  ['html', benchHtml],
 ];
 // A section whose values differ from its reference is reported as FAILED (no speed) and makes
 // the bench exit 1 (scripts/bench-checks.mjs runSections).

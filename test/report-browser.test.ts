@@ -7,7 +7,11 @@
  * MaxSim scorer) writes report.html; the page is opened from disk and must render the comparison
  * table, the charts, the on/off and audit sections, the slices and the explorer; filtering and search
  * must work; the hostile text must show as text and run nothing; no console error and no request
- * other than the file itself. A screenshot is saved to test-artifacts/report.png.
+ * other than the file itself. A screenshot is saved to test-artifacts/report.png. The explorer reads
+ * its per-query data from compressed columns (src/report/html/explorer-data.ts): every query of
+ * every run, opened through the search box, must show per-query.jsonl's main metric and Δ, its gold
+ * ranks and top-k names (skills.jsonl) and its text (queries.jsonl); without DecompressionStream the
+ * explorer says it cannot read its data and the rest of the page still works.
  *
  * The layout, at 1400 and 900 px wide, on a hand-made results folder whose run labels share a long
  * prefix and differ late (test/helpers/long-label-results.ts): the page never scrolls sideways; Δ and
@@ -22,7 +26,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { formatPercent, formatSignedPercent } from '../src/metrics/official-percent.js';
 import { runCli } from './helpers/cli.js';
 import { reportCommand } from '../src/commands/report.js';
 import { LONG_LABELS, SHARED_PREFIX, writeLongLabelResults, ZERO_GROUP } from './helpers/long-label-results.js';
@@ -100,7 +105,9 @@ async function hostileRun(): Promise<void> {
 }
 
 describe.skipIf(!haveChromium)('report.html in chromium', () => {
-  beforeAll(hostileRun);
+  beforeAll(async () => {
+    if (!out) await hostileRun();
+  });
 
   it('renders, filters, searches, shows hostile text as text, runs nothing and loads nothing', async () => {
     const html = readFileSync(join(out, 'report.html'), 'utf8');
@@ -123,6 +130,7 @@ describe.skipIf(!haveChromium)('report.html in chromium', () => {
       void d.dismiss();
     });
     await page.goto(pathToFileURL(join(out, 'report.html')).href);
+    await page.waitForSelector('#q-list details.query'); // the explorer fills in once its columns are inflated
 
     // Comparison table: one row per run, sortable.
     const labels = await page.locator('#comparison-table tbody th').allTextContents();
@@ -180,6 +188,79 @@ describe.skipIf(!haveChromium)('report.html in chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'report.png'), fullPage: true });
     expect(problems).toEqual([]);
     expect(requests).toEqual([]);
+    await page.close();
+  });
+});
+
+/** What the page shows of query `qid`: found by the search box, opened. */
+async function shownQuery(page: Page, qid: string) {
+  await page.fill('#q-search', qid);
+  const card = page.locator(`#q-list details.query[data-qid="${qid}"]`);
+  await card.locator('summary').click();
+  await card.locator('.runs .run').first().waitFor();
+  return card.evaluate((d) => ({
+    text: d.querySelector('.qtext')?.textContent ?? null,
+    badges: [...d.querySelectorAll('summary .badge')].map((b) => ({ text: b.textContent ?? '', failed: b.classList.contains('failed') })),
+    gold: [...d.querySelectorAll('ul.gold li .sid')].map((x) => (x.textContent ?? '').trim()),
+    runs: [...d.querySelectorAll('.runs .run')].map((r) => ({
+      label: r.querySelector('h4')?.textContent ?? '',
+      line: r.querySelector('p')?.textContent ?? '',
+      top: [...r.querySelectorAll('ol.ranked li')].map((li) => ({ name: li.firstChild?.textContent ?? '', hit: li.classList.contains('hit') })),
+    })),
+  }));
+}
+
+describe.skipIf(!haveChromium)('report.html explorer values in chromium', () => {
+  beforeAll(async () => {
+    if (!out) await hostileRun();
+  });
+
+  it('every query of every run shows the values of per-query.jsonl, queries.jsonl and skills.jsonl (read from the compressed columns)', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(pathToFileURL(join(out, 'report.html')).href);
+    await page.waitForSelector('#q-list details.query');
+    const jsonl = <T,>(p: string) => readFileSync(p, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+    const queries = jsonl<{ id: string; query: string; gold: string[] }>(join(out, 'queries.jsonl'));
+    const names = new Map(jsonl<{ id: string; name: string }>(join(out, 'skills.jsonl')).map((x) => [x.id, x.name]));
+    const labels = ['bm25/none', 'bm25/glove-maxsim', 'glove/none', 'glove/glove-maxsim'];
+    const records = new Map(labels.map((l) => [l, new Map(jsonl<{ id: string; metrics: Record<string, number>; gold: string[]; retrieved: string[]; vs_none?: Record<string, number> }>(join(out, l, 'per-query.jsonl')).map((r) => [r.id, r]))]));
+    expect(queries).toHaveLength(21);
+    for (const q of queries) {
+      const s = await shownQuery(page, q.id);
+      expect(s.text).toBe(q.query);
+      expect(s.gold).toEqual(q.gold);
+      expect(s.runs.map((r) => r.label)).toEqual(labels);
+      s.runs.forEach((r, i) => {
+        const rec = records.get(r.label)!.get(q.id)!;
+        const value = formatPercent(rec.metrics['NDCG@10']!);
+        const ranks = rec.gold.map((g) => (rec.retrieved.includes(g) ? rec.retrieved.indexOf(g) + 1 : null));
+        const name = (id: string) => names.get(id) || id;
+        const vs = rec.vs_none ? ` (Δ vs no reranker ${formatSignedPercent(rec.vs_none['NDCG@10']!)})` : '';
+        expect(s.badges[i]).toEqual({ text: `${r.label} ${value}`, failed: ranks.some((x) => x === null || x > 10) });
+        expect(r.line).toBe(`NDCG@10 ${value}${vs}. Gold: ${rec.gold.map((g, j) => `${name(g)}: ${ranks[j] === null ? 'not retrieved' : `rank ${ranks[j]}`}`).join('; ')}`);
+        expect(r.top).toEqual(rec.retrieved.slice(0, 10).map((id) => ({ name: name(id), hit: rec.gold.includes(id) })));
+      });
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('without DecompressionStream the explorer says so and the rest of the page works', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.addInitScript(() => {
+      delete (window as unknown as { DecompressionStream?: unknown }).DecompressionStream;
+    });
+    await page.goto(pathToFileURL(join(out, 'report.html')).href);
+    await expect.poll(() => page.locator('#q-count').textContent()).toContain('The query list could not be read: this browser has no DecompressionStream');
+    expect(await page.locator('#q-list details').count()).toBe(0);
+    expect(await page.locator('#q-filter option').count()).toBeGreaterThan(1);
+    await page.locator('#comparison-table thead th button', { hasText: /^NDCG@10$/ }).click();
+    expect(await page.locator('#comparison-table thead th[aria-sort]').count()).toBe(1);
+    expect(problems).toEqual([]);
     await page.close();
   });
 });

@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportCommand } from '../src/commands/report.js';
 import { jsonForScript } from '../src/report/html/page.js';
+import { explorerBlock, explorerColumns, explorerDataOfPage, FORMAT, readExplorerBlock, type ExplorerBlock } from '../src/report/html/explorer-data.js';
+import { formatPercent, formatSignedPercent } from '../src/metrics/official-percent.js';
+import type { ExplorerData } from '../src/analysis/report-view.js';
 import { safeHttpUrl } from '../src/analysis/report-view.js';
 import { userError } from './helpers/cli.js';
 
@@ -67,18 +70,81 @@ describe('report.html', () => {
     expect(html).toContain('<tr><th scope="row">bm25/rr</th><td>+25.00* (1/0)</td><td>+25.00 (1/0)</td></tr>');
     const block = /<script type="application\/json" id="explorer-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
     expect(block).not.toMatch(/[<>]/);
-    const data = JSON.parse(block);
-    expect(data.queries[0].text).toContain('</script><script>alert(2)</script>');
-    expect(data.skills.s1).toMatchObject({ url: null, rawUrl: 'javascript:alert(3)' });
-    expect(data.skills.s2.url).toBe('https://example.org/two');
+    expect(JSON.parse(block)).toMatchObject({ format: FORMAT, encoding: 'deflate-raw;base64', mainKey: 'NDCG@10', k: 10 });
+    expect(html).not.toContain('</script><script>alert(2)'); // the query texts are inside the compressed columns
+    const data = explorerDataOfPage(html);
+    expect(data.queries[0]!.text).toContain('</script><script>alert(2)</script>');
+    expect(data.skills.s1).toMatchObject({ name: `one ${EVIL}`, major: EVIL, url: null, rawUrl: 'javascript:alert(3)' });
+    expect(data.skills.s2!.url).toBe('https://example.org/two');
     expect(data.runs).toEqual([{ label: 'bm25/none', reranked: false }, { label: 'bm25/rr', reranked: true }]);
-    expect(data.queries[2].runs[0]).toMatchObject({ goldRanks: [2], failed: false, valueText: '0.00' });
+    expect(data.queries[2]!.runs[0]).toMatchObject({ goldRanks: [2], failed: false, valueText: '0.00' });
     expect(html).toContain('helped 2</span>, <span class="hurt">hurt 1</span>');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; (2)');
     expect(html.match(/<svg/g)!.length).toBeGreaterThanOrEqual(3);
     // Same inputs, same bytes.
     await reportCommand({ paths: [join(root, 'exp')], iterations: 200, out: join(root, 'again.html') });
     expect(readFileSync(join(root, 'again.html'), 'utf8')).toBe(html);
+  });
+
+  it("the explorer's compressed columns hold every query's shown values: per-query.jsonl's, and the same bytes for the same data", () => {
+    const html = readFileSync(join(root, 'exp', 'report.html'), 'utf8');
+    const data = explorerDataOfPage(html);
+    const names = new Map(readFileSync(join(root, 'exp', 'skills.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; name: string }).map((s) => [s.id, s.name]));
+    expect(data.runs.map((r) => r.label)).toEqual(['bm25/none', 'bm25/rr']);
+    data.runs.forEach((run, j) => {
+      const rows = readFileSync(join(root, 'exp', ...run.label.split('/'), 'per-query.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; metrics: Record<string, number>; gold: string[]; retrieved: string[]; vs_none?: Record<string, number> });
+      expect(data.queries.map((q) => q.id)).toEqual(rows.map((r) => r.id));
+      rows.forEach((r, i) => {
+        const q = data.queries[i]!;
+        const shown = q.runs[j]!;
+        const ranks = r.gold.map((g) => (r.retrieved.includes(g) ? r.retrieved.indexOf(g) + 1 : null));
+        expect(q.gold).toEqual(r.gold);
+        expect(shown).toEqual({
+          top: r.retrieved.slice(0, data.k),
+          goldRanks: ranks,
+          valueText: formatPercent(r.metrics[data.mainKey]!),
+          failed: ranks.some((x) => x === null || x > data.k),
+          vsNone: r.vs_none?.[data.mainKey] ?? null,
+          vsNoneText: r.vs_none ? formatSignedPercent(r.vs_none[data.mainKey]!) : null,
+        });
+        for (const id of shown.top) expect(data.skills[id]!.name).toBe(names.get(id));
+      });
+    });
+    // Deterministic: the same data, the same block, byte for byte; and it reads back to the data.
+    const again = explorerDataOfPage(html);
+    expect(jsonForScript(explorerBlock(again))).toBe(/id="explorer-data">([\s\S]*?)<\/script>/.exec(html)![1]);
+    expect(readExplorerBlock(explorerBlock(again))).toEqual(explorerColumns(again));
+  });
+
+  it('explorer columns: skills by index in id order, family only when some skill has one, hostile texts kept as data', () => {
+    const data: ExplorerData = {
+      mainKey: 'NDCG@10',
+      k: 2,
+      runs: [{ label: `r ${EVIL}`, reranked: true }],
+      queries: [{ id: `q ${EVIL}`, text: `</script>${EVIL}\u2028`, generatorModel: null, gold: ['b'], runs: [{ top: ['b', 'a'], goldRanks: [1], valueText: '100.00', failed: false, vsNone: -0.5, vsNoneText: '-50.00' }] }],
+      skills: { b: { name: `<b>${EVIL}</b>`, major: null, sub: 'x', url: null, rawUrl: 'javascript:x' }, a: { name: 'a', major: 'M', sub: null, url: 'https://a.example/', rawUrl: 'https://a.example/' } },
+    };
+    const c = explorerColumns(data);
+    expect(c.skills.id).toEqual(['a', 'b']);
+    expect(c.skills.family).toBeUndefined();
+    expect(c.queries.gold).toEqual([[1]]);
+    expect(c.runs[0]!.top).toEqual([[1, 0]]);
+    const block = jsonForScript(explorerBlock(data));
+    expect(block).not.toMatch(/[<>&\u2028]/);
+    expect(block).toBe(jsonForScript(explorerBlock(structuredClone(data))));
+    const page = `<script type="application/json" id="explorer-data">${block}</script>`;
+    expect(explorerDataOfPage(page)).toEqual(data);
+    const withFamily = { ...data, skills: { ...data.skills, a: { ...data.skills.a!, family: 'f1' } } };
+    expect(explorerColumns(withFamily).skills.family).toEqual(['f1', null]);
+    expect(explorerDataOfPage(`<script type="application/json" id="explorer-data">${jsonForScript(explorerBlock(withFamily))}</script>`)).toEqual(withFamily);
+    expect(() => readExplorerBlock({ ...(JSON.parse(block) as ExplorerBlock), format: 'other' as typeof FORMAT })).toThrow('unknown format');
+  });
+
+  it("the on/off chart draws its zero rule once, not once per query", () => {
+    const html = readFileSync(join(root, 'exp', 'report.html'), 'utf8');
+    const onoff = /<section id="onoff">([\s\S]*?)<\/section>/.exec(html)![1]!;
+    const rules = [...onoff.matchAll(/<g class="mark-rule role-mark[^"]*"[^>]*>([\s\S]*?)<\/g>/g)].map((m) => (m[1]!.match(/<line /g) ?? []).length);
+    expect(rules).toEqual([1]);
   });
 
   it('safe links: only http(s)', () => {

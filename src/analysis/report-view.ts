@@ -47,8 +47,7 @@ export interface ExplorerRun {
   top: string[];
   /** Rank (1-based) of each gold skill in the whole retrieved list, null when not retrieved. */
   goldRanks: (number | null)[];
-  value: number;
-  /** value as printed (official rounding, ×100). */
+  /** The main metric as printed (official rounding, ×100). */
   valueText: string;
   /** Not every gold skill in the top k of the main metric. */
   failed: boolean;
@@ -202,7 +201,6 @@ export function buildReportModel(input: ReportInput, board: Leaderboard): Report
         return {
           top,
           goldRanks,
-          value: rec.metrics[mainKey] ?? NaN,
           valueText: formatPercent(rec.metrics[mainKey] ?? NaN),
           failed: goldRanks.some((x) => x === null || x > kMain),
           vsNone: rec.vsNone?.[mainKey] ?? null,

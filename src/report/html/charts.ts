@@ -78,7 +78,8 @@ export function onOffSpec(v: OnOffView): Spec {
           y: { aggregate: 'count', type: 'quantitative', title: 'queries' },
         },
       },
-      { mark: { type: 'rule', color: '#c44' }, encoding: { x: { datum: 0 } } },
+      // One rule at 0: its own one-row data (with the bars' data it would draw one line per query).
+      { data: { values: [{}] }, mark: { type: 'rule', color: '#c44' }, encoding: { x: { datum: 0 } } },
     ],
   } as Spec;
 }

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The report page's only script (inlined, allowed by its hash in the CSP): sortable tables and the
- * per-query explorer. It builds every element with createElement/textContent, never HTML strings, so
+ * per-query explorer, which reads its data from the page's compressed columns (explorer-data.ts)
+ * with the browser's DecompressionStream. It builds every element with createElement/textContent, never HTML strings, so
  * no text of the data can become markup; an href is set only for an http(s) URL. The two sorting
  * rules are plain functions, exported for the tests and handed to the script: their source is
  * inlined beside it, so they use nothing outside their own bodies.
@@ -70,19 +71,17 @@ function reportClient(nextDirection: typeof nextSortDirection, order: typeof sor
     });
   }
 
-  // Explorer.
+  // Explorer. The data block holds the runs in the clear and the per-query columns compressed
+  // (explorer-data.ts): the filter menu is made at once, the list once the columns are inflated.
   const dataEl = doc.getElementById('explorer-data');
   if (!dataEl) return;
-  interface Run { top: string[]; goldRanks: (number | null)[]; value: number; valueText: string; failed: boolean; vsNone: number | null; vsNoneText: string | null }
-  interface Q { id: string; text: string; generatorModel: string | null; gold: string[]; runs: Run[] }
-  interface Data {
-    mainKey: string;
-    k: number;
-    runs: { label: string; reranked: boolean }[];
-    queries: Q[];
-    skills: Record<string, { name: string; major: string | null; sub: string | null; url: string | null; rawUrl: string | null; family?: string }>;
+  interface Block { mainKey: string; k: number; runs: { label: string; reranked: boolean }[]; encoding: string; data: string }
+  interface Cols {
+    skills: { id: string[]; name: string[]; major: (string | null)[]; sub: (string | null)[]; url: (string | null)[]; rawUrl: (string | null)[]; family?: (string | null)[] };
+    queries: { id: string[]; text: string[]; generatorModel: (string | null)[]; gold: number[][] };
+    runs: { top: number[][]; goldRanks: (number | null)[][]; valueText: string[]; failed: number[]; vsNone: (number | null)[]; vsNoneText: (string | null)[] }[];
   }
-  const data = JSON.parse(dataEl.textContent || '{}') as Data;
+  const block = JSON.parse(dataEl.textContent || '{}') as Block;
   const filter = doc.getElementById('q-filter') as HTMLSelectElement;
   const search = doc.getElementById('q-search') as HTMLInputElement;
   const list = doc.getElementById('q-list')!;
@@ -90,6 +89,7 @@ function reportClient(nextDirection: typeof nextSortDirection, order: typeof sor
   const more = doc.getElementById('q-more') as HTMLButtonElement;
   const PAGE = 40;
   let shown = PAGE;
+  let data: Cols | null = null;
 
   const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] => {
     const e = doc.createElement(tag);
@@ -103,88 +103,105 @@ function reportClient(nextDirection: typeof nextSortDirection, order: typeof sor
     filter.appendChild(o);
   };
   opt('all', 'all queries');
-  data.runs.forEach((r, i) => opt(`failed:${i}`, `${r.label}: missed a gold skill in its top ${data.k}`));
-  data.runs.forEach((r, i) => {
-    if (r.reranked) opt(`hurt:${i}`, `${r.label}: the reranker hurt ${data.mainKey}`);
+  block.runs.forEach((r, i) => opt(`failed:${i}`, `${r.label}: missed a gold skill in its top ${block.k}`));
+  block.runs.forEach((r, i) => {
+    if (r.reranked) opt(`hurt:${i}`, `${r.label}: the reranker hurt ${block.mainKey}`);
   });
+  count.textContent = 'reading the queries…';
 
-  const skillName = (id: string) => data.skills[id]?.name || id;
-  const matches = (q: Q): boolean => {
+  // Skills and queries by index into the columns.
+  const skillName = (d: Cols, s: number) => d.skills.name[s] || d.skills.id[s]!;
+  const familyOf = (d: Cols, s: number) => d.skills.family?.[s] ?? null;
+  const matches = (d: Cols, q: number): boolean => {
     const f = filter.value;
-    if (f.startsWith('failed:') && !q.runs[Number(f.slice(7))]!.failed) return false;
+    if (f.startsWith('failed:') && !d.runs[Number(f.slice(7))]!.failed[q]) return false;
     if (f.startsWith('hurt:')) {
-      const d = q.runs[Number(f.slice(5))]!.vsNone;
-      if (d === null || !(d < -1e-12)) return false;
+      const v = d.runs[Number(f.slice(5))]!.vsNone[q];
+      if (v === null || v === undefined || !(v < -1e-12)) return false;
     }
     const s = search.value.trim().toLowerCase();
     if (s === '') return true;
-    const hay = [q.id, q.text, ...q.gold.map(skillName)].join('\n').toLowerCase();
+    const hay = [d.queries.id[q], d.queries.text[q], ...d.queries.gold[q]!.map((g) => skillName(d, g))].join('\n').toLowerCase();
     return hay.includes(s);
   };
 
-  const card = (q: Q): HTMLElement => {
-    const d = el('details', undefined, 'query');
-    d.dataset.qid = q.id;
+  const card = (d: Cols, q: number): HTMLElement => {
+    const id = d.queries.id[q]!;
+    const text = d.queries.text[q]!;
+    const gold = d.queries.gold[q]!;
+    const det = el('details', undefined, 'query');
+    det.dataset.qid = id;
     const sum = el('summary');
-    sum.appendChild(el('span', q.id, 'qid'));
-    q.runs.forEach((r, i) => {
-      const b = el('span', `${data.runs[i]!.label} ${r.valueText}`, r.failed ? 'badge failed' : 'badge');
-      sum.appendChild(b);
+    sum.appendChild(el('span', id, 'qid'));
+    d.runs.forEach((r, i) => {
+      sum.appendChild(el('span', `${block.runs[i]!.label} ${r.valueText[q]}`, r.failed[q] ? 'badge failed' : 'badge'));
     });
-    sum.appendChild(el('span', q.text.length > 140 ? `${q.text.slice(0, 140)}…` : q.text, 'qtext-short'));
-    d.appendChild(sum);
-    d.appendChild(el('p', q.text, 'qtext'));
-    if (q.generatorModel) d.appendChild(el('p', `generator_model: ${q.generatorModel}`, 'muted'));
-    d.appendChild(el('h4', 'Gold skills'));
+    sum.appendChild(el('span', text.length > 140 ? `${text.slice(0, 140)}…` : text, 'qtext-short'));
+    det.appendChild(sum);
+    det.appendChild(el('p', text, 'qtext'));
+    const gm = d.queries.generatorModel[q];
+    if (gm) det.appendChild(el('p', `generator_model: ${gm}`, 'muted'));
+    det.appendChild(el('h4', 'Gold skills'));
     const gl = el('ul', undefined, 'gold');
-    for (const g of q.gold) {
-      const s = data.skills[g];
+    for (const g of gold) {
+      const sid = d.skills.id[g]!;
       const li = el('li');
-      li.appendChild(el('strong', s?.name || g));
-      const labels = [s?.major, s?.sub].filter((x): x is string => !!x).join(' / ');
+      li.appendChild(el('strong', skillName(d, g)));
+      const labels = [d.skills.major[g], d.skills.sub[g]].filter((x): x is string => !!x).join(' / ');
       if (labels) li.appendChild(el('span', ` (${labels})`, 'muted'));
-      li.appendChild(el('span', ` ${g}`, 'sid'));
-      if (s?.family) li.appendChild(el('span', ` sibling family ${s.family}`, 'muted'));
-      if (s?.url && /^https?:\/\//i.test(s.url)) {
+      li.appendChild(el('span', ` ${sid}`, 'sid'));
+      const fam = familyOf(d, g);
+      if (fam) li.appendChild(el('span', ` sibling family ${fam}`, 'muted'));
+      const url = d.skills.url[g];
+      const raw = d.skills.rawUrl[g];
+      if (url && /^https?:\/\//i.test(url)) {
         const a = el('a', 'source', 'src');
-        a.href = s.url;
+        a.href = url;
         a.rel = 'noopener noreferrer';
         a.target = '_blank';
         li.appendChild(doc.createTextNode(' '));
         li.appendChild(a);
-      } else if (s?.rawUrl) {
-        li.appendChild(el('span', ` source: ${s.rawUrl}`, 'rawurl'));
+      } else if (raw) {
+        li.appendChild(el('span', ` source: ${raw}`, 'rawurl'));
       }
       gl.appendChild(li);
     }
-    d.appendChild(gl);
+    det.appendChild(gl);
+    const goldFamilies = new Set(gold.map((g) => familyOf(d, g)).filter((x) => x !== null));
     const wrap = el('div', undefined, 'runs');
-    q.runs.forEach((r, i) => {
+    d.runs.forEach((r, i) => {
       const box = el('div', undefined, 'run');
-      box.appendChild(el('h4', data.runs[i]!.label));
-      const ranks = q.gold.map((g, j) => `${skillName(g)}: ${r.goldRanks[j] === null ? 'not retrieved' : `rank ${r.goldRanks[j]}`}`).join('; ');
-      box.appendChild(el('p', `${data.mainKey} ${r.valueText}${r.vsNoneText !== null ? ` (Δ vs no reranker ${r.vsNoneText})` : ''}. Gold: ${ranks}`, 'muted'));
+      box.appendChild(el('h4', block.runs[i]!.label));
+      const goldRanks = r.goldRanks[q]!;
+      const ranks = gold.map((g, j) => `${skillName(d, g)}: ${goldRanks[j] === null ? 'not retrieved' : `rank ${goldRanks[j]}`}`).join('; ');
+      const vs = r.vsNoneText[q];
+      box.appendChild(el('p', `${block.mainKey} ${r.valueText[q]}${vs !== null && vs !== undefined ? ` (Δ vs no reranker ${vs})` : ''}. Gold: ${ranks}`, 'muted'));
       const ol = el('ol', undefined, 'ranked');
-      for (const id of r.top) {
-        const li = el('li', skillName(id), q.gold.includes(id) ? 'hit' : undefined);
-        if (q.gold.includes(id)) li.appendChild(el('span', ' ★ gold', 'goldmark'));
+      for (const s of r.top[q]!) {
+        const hit = gold.includes(s);
+        const li = el('li', skillName(d, s), hit ? 'hit' : undefined);
+        if (hit) li.appendChild(el('span', ' ★ gold', 'goldmark'));
         else {
-          const f = data.skills[id]?.family;
-          if (f && q.gold.some((g) => data.skills[g]?.family === f)) li.appendChild(el('span', ' ◆ sibling of a gold skill', 'goldmark'));
+          const f = familyOf(d, s);
+          if (f && goldFamilies.has(f)) li.appendChild(el('span', ' ◆ sibling of a gold skill', 'goldmark'));
         }
         ol.appendChild(li);
       }
       box.appendChild(ol);
       wrap.appendChild(box);
     });
-    d.appendChild(wrap);
-    return d;
+    det.appendChild(wrap);
+    return det;
   };
 
   const render = () => {
-    const hits = data.queries.filter(matches);
-    count.textContent = `${hits.length} of ${data.queries.length} queries`;
-    list.replaceChildren(...hits.slice(0, shown).map(card));
+    const d = data;
+    if (!d) return;
+    const n = d.queries.id.length;
+    const hits: number[] = [];
+    for (let q = 0; q < n; q++) if (matches(d, q)) hits.push(q);
+    count.textContent = `${hits.length} of ${n} queries`;
+    list.replaceChildren(...hits.slice(0, shown).map((q) => card(d, q)));
     more.hidden = hits.length <= shown;
   };
   filter.addEventListener('change', () => {
@@ -199,7 +216,24 @@ function reportClient(nextDirection: typeof nextSortDirection, order: typeof sor
     shown += PAGE;
     render();
   });
-  render();
+
+  // The columns: base64, raw DEFLATE, JSON.
+  const inflate = async (b64: string): Promise<string> => {
+    if (typeof DecompressionStream !== 'function') throw new Error('this browser has no DecompressionStream (current Chromium, Firefox and Safari have it)');
+    const bin = atob(b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).text();
+  };
+  inflate(block.data).then(
+    (text) => {
+      data = JSON.parse(text) as Cols;
+      render();
+    },
+    (e: unknown) => {
+      count.textContent = `The query list could not be read: ${e instanceof Error ? e.message : String(e)}`;
+    },
+  );
 }
 
 /** The script text inlined in the page. */

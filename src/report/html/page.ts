@@ -4,7 +4,8 @@
  * 'none') and only this page's own script and style, by their SHA-256 hashes, so even injected markup
  * could neither run nor fetch. Every untrusted text (run labels, query and skill texts, categories,
  * ids) is HTML-escaped here or set as text by the client script; the explorer data sits in a JSON
- * data block with `<` escaped. Rendering only: every number arrives in the ReportModel.
+ * data block with `<` escaped, its per-query columns compressed (explorer-data.ts). Rendering only:
+ * every number arrives in the ReportModel.
  *
  * Layout: the page fits a column of at most 1200 px. The comparison table scrolls sideways inside
  * its own box, its run labels stay in a sticky first column and Δ and W/T/L of the main metric come
@@ -18,6 +19,7 @@ import { mainTable, methodNotes, type Cell } from '../systems/model.js';
 import { atKSpec, onOffSpec, renderSvg, runColors, sliceSpec, type SvgRenderer } from './charts.js';
 import { droppedPrefix, shortLabels } from './labels.js';
 import { CLIENT_SCRIPT } from './client.js';
+import { explorerBlock } from './explorer-data.js';
 import type { ReportModel } from '../../analysis/report-view.js';
 import { STYLE } from './style.js';
 import { explainSectionHtml } from './insight.js';
@@ -190,7 +192,7 @@ function explorerSection(m: ReportModel): string {
   return `<section id="explorer"><h2>Queries</h2>
 <div class="controls"><label>Show <select id="q-filter"></select></label> <label>Search <input id="q-search" type="search" placeholder="query text, id or skill name"></label> <span id="q-count"></span></div>
 <div id="q-list"></div><button type="button" id="q-more" hidden>Show more</button>
-<script type="application/json" id="explorer-data">${jsonForScript(m.explorer)}</script></section>`;
+<script type="application/json" id="explorer-data">${jsonForScript(explorerBlock(m.explorer))}</script></section>`;
 }
 
 /** The page; `svg` renders each chart (default: `renderSvg`, no cache). */
