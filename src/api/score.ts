@@ -5,13 +5,9 @@
  */
 import { appendFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { isUserError, UserError, where } from '../core/errors.js';
-import { checkExpectFile, formatProblems, type ConfigProblem } from '../pipeline/config.js';
-import { expectationProblems, expectationsOf, type Expectation } from '../pipeline/expect.js';
-import { evaluateGates, type GateReport } from '../analysis/gates.js';
-import { runLeaderboardSettings } from '../analysis/leaderboard.js';
+import { UserError, where } from '../core/errors.js';
+import type { GateReport } from '../analysis/gates.js';
 import { failureLines, junitXml, renderScoreMarkdown } from '../report/gates.js';
-import { checkOutFile } from '../util/out-file.js';
 import { writeFileAtomic } from '../util/atomic.js';
 import { fsErrorText } from '../util/dirs.js';
 import { readJudgedFiles } from '../formats/judged-files.js';
@@ -81,12 +77,14 @@ export async function scoreRun(o: ScoreRunOptions): Promise<ScoreResult> {
   const split = o.split ?? 'test';
   const measures = o.measures !== undefined && o.measures.length > 0 ? parseMeasures(o.measures) : defaultMeasures(o.k ?? DEFAULT_KS);
   const label = basename(o.run);
-  const expectations = checkGateFiles(o, label, measures.map(measureKey));
+  // The expect file's machinery (the config schema, the gate statistics) loads only with --expect / --junit: scoring files starts small.
+  const gating = o.expect !== undefined || o.junit !== undefined ? await import('./score-gates.js') : undefined;
+  const expectations = gating?.checkGateFiles(o, label, measures.map(measureKey));
   const { judged, withoutGold } = await loadJudged(o, split);
   const evaluation = evaluateTables(judged, measures);
   const metrics: Record<string, number> = {};
   for (const m of evaluation.measures) metrics[measureKey(m)] = roundHalfEven(evaluation.aggregate[measureKey(m)]!, 5);
-  const gates = expectations !== undefined ? evaluateGates(expectations, [{ label, means: evaluation.aggregate }], runLeaderboardSettings({ seed: 42, iterations: 10000 })) : undefined;
+  const gates = expectations !== undefined ? gating!.scoreGates(expectations, label, evaluation.aggregate) : undefined;
   const write = (path: string, data: string, how: (p: string, d: string) => void) => {
     try {
       how(path, data);
@@ -98,44 +96,4 @@ export async function scoreRun(o: ScoreRunOptions): Promise<ScoreResult> {
   if (o.junit !== undefined) write(o.junit, junitXml(gates, 'score'), writeFileAtomic);
   if (o.stepSummary !== undefined && gates) write(o.stepSummary, renderScoreMarkdown(label, metrics, gates), appendFileSync);
   return { queries: evaluation.counts.evaluated, metrics, evaluation, queriesWithoutGold: withoutGold, ...(gates ? { gates } : {}), gateFailures: gates ? failureLines(gates) : [] };
-}
-
-/**
- * Before any file is read: the expect file (its entries against the scored run and the measures)
- * and the files written (`junit`, `stepSummary`), every problem in one UserError; the expectations,
- * each naming the scored run by `label`, when there is an expect file.
- */
-function checkGateFiles(o: ScoreRunOptions, label: string, keys: readonly string[]): Expectation[] | undefined {
-  const lines: string[] = [];
-  let expectations: Expectation[] | undefined;
-  const keep = (f: () => void) => {
-    try {
-      f();
-    } catch (e) {
-      if (!isUserError(e)) throw e;
-      lines.push(...e.problems);
-    }
-  };
-  if (o.expect !== undefined) {
-    const file = o.expect;
-    keep(() => {
-      const f = checkExpectFile(file);
-      const problems: ConfigProblem[] = [...f.problems];
-      // The scored run by its path as given or its file name.
-      const entries = f.entries.map(({ index, entry }) => ({ index, entry: entry.run === o.run ? { ...entry, run: label } : entry }));
-      expectationProblems(entries, { runs: [label], metrics: keys }, (path, text) => problems.push({ path: ['expect', ...path], text }), {
-        runRequired: false,
-        runWord: 'the scored run',
-        measuresHint: 'add it to --measures, or its cutoff to --k',
-      });
-      lines.push(...formatProblems(file, f.lineOf, problems));
-      expectations = expectationsOf(entries, (i) => `${file} expect[${i}]`).map((e) => ({ ...e, run: label }));
-    });
-  }
-  const inputs = [o.qrels, o.run, ...(o.expect !== undefined ? [o.expect] : [])];
-  for (const [path, flag] of [[o.junit, '--junit'], [o.expect !== undefined ? o.stepSummary : undefined, '$GITHUB_STEP_SUMMARY']] as const) {
-    if (path !== undefined) keep(() => checkOutFile(path, { flag, inputs }));
-  }
-  if (lines.length > 0) throw new UserError(lines);
-  return expectations;
 }
