@@ -14,7 +14,7 @@ import { UserError } from '../src/core/errors.js';
 import { loadDataset } from '../src/data/dataset.js';
 import { fileDocSource } from '../src/data/doc-store.js';
 import { countSkillTokensOnWorkers } from '../src/operating-points/count-workers.js';
-import { SkillTokenCounts, expectsMostSkills } from '../src/operating-points/skill-tokens.js';
+import { SkillTokenCounts } from '../src/operating-points/skill-tokens.js';
 import { CorpusTokenCounts, CORPUS_TOKENS_KIND, TokenCountCache, textHash } from '../src/operating-points/token-cache.js';
 import { forgeEntry } from './helpers/cache-damage.js';
 import { countTokens } from '../src/operating-points/token-count.js';
@@ -77,38 +77,6 @@ describe('SKILL.md token counts on worker threads', () => {
     expect(read.length).toBe(ds.skills.length); // the skills outside the run were read and counted on demand
     for (const s of ds.skills) expect(inProcess.get(s.id)).toBe(countTokens(s.skillMd));
     expect(workers.get('not-a-skill')).toBe(0);
-  });
-
-  it('counted all at once ahead of the runs (prepareAll) equal those counted per run, and only where workers would count them', async () => {
-    const { ds, source } = await load();
-    const ids = ds.skills.map((s) => s.id);
-    const read: number[] = [];
-    const make = (threads: number, minParallelBytes = 0) =>
-      new SkillTokenCounts({ ids, skillMd: (i) => (read.push(i), ds.skills[i]!.skillMd), source, cache: TokenCountCache.open(cacheDir, false), threads, minParallelBytes });
-    const ahead = make(2);
-    expect(ahead.prepareAll()).toBe(true);
-    await ahead.prepare(runOf(ids)); // waits for the counting started ahead, then finds nothing left
-    expect(read).toEqual([]);
-    for (const s of ds.skills) expect(ahead.get(s.id)).toBe(countTokens(s.skillMd));
-    expect(read).toEqual([]); // every skill was counted on the workers, outside the run too
-    expect(ahead.prepareAll()).toBe(false); // nothing left to count
-    // in process (one thread, or too few bytes for workers): left to the runs, nothing counted now
-    for (const none of [make(0), make(2, 1e12)]) {
-      expect(none.prepareAll()).toBe(false);
-      expect(read).toEqual([]);
-      await none.prepare(runOf(ids));
-      expect(read.length).toBe(25);
-      read.length = 0;
-    }
-  });
-
-  it('are counted all at once only when the runs are expected to retrieve most skills', () => {
-    expect(expectsMostSkills(4392 * 20, 6006)).toBe(true); // the v1.1 test split at top 20: 91% retrieved
-    expect(expectsMostSkills(8 * 6006, 6006)).toBe(true);
-    expect(expectsMostSkills(8 * 6006 - 1, 6006)).toBe(false);
-    expect(expectsMostSkills(30 * 20, 287)).toBe(false); // the shared sample: 30 queries retrieve a fraction of 287 skills
-    expect(expectsMostSkills(5 * 20, 100000)).toBe(false);
-    expect(expectsMostSkills(0, 0)).toBe(false);
   });
 
   it('fill the count cache and are answered by it on the next run (in process, and by the workers)', async () => {

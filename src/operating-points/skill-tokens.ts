@@ -24,16 +24,6 @@ export function defaultCountThreads(): number {
   return cores < 2 ? 0 : Math.min(4, cores);
 }
 
-/**
- * Whether runs of `slots` hits in all (queries × top_k, summed over first stages) over a corpus
- * of `skills` are expected to retrieve most of it: then counting every skill at once, while the
- * first stages run, costs little more than counting the retrieved ones after them (measured on
- * the full-size split: top 20 of 4,392 queries retrieve 5,482 of 6,006 skills, 91%).
- */
-export function expectsMostSkills(slots: number, skills: number): boolean {
-  return skills > 0 && slots >= 8 * skills;
-}
-
 export interface SkillTokenOptions {
   /** Skill ids, in the order of `source`'s records. */
   ids: readonly string[];
@@ -76,34 +66,6 @@ export class SkillTokenCounts {
     return p;
   }
 
-  /**
-   * Counts every skill not counted yet, on worker threads, starting now: for a pipeline whose runs
-   * are expected to retrieve most of the corpus (`expectAll`), so that counting overlaps the first
-   * stages instead of following them. Does nothing (returns false) where those skills would be
-   * counted in process (few bytes, one core, a warm count cache): that work is left to `prepare`,
-   * which then finds only what is still uncounted. Counts are the same either way.
-   */
-  prepareAll(): boolean {
-    const todo: number[] = [];
-    for (let i = 0; i < this.counts.length; i++) if (this.counts[i]! < 0) todo.push(i);
-    if (todo.length === 0 || !this.onWorkers(todo)) return false;
-    const p = this.queue.then(() => this.countIndices(todo));
-    this.queue = p.catch(() => undefined);
-    return true;
-  }
-
-  /** Whether counting `todo` goes to worker threads. */
-  private onWorkers(todo: readonly number[]): boolean {
-    const { source, cache } = this.opts;
-    const threads = this.opts.threads ?? defaultCountThreads();
-    let bytes = 0;
-    if (source) for (const i of todo) bytes += source.lengths[i]!;
-    // A cache that holds counts for at least half as many texts (a warm run) leaves mostly reading
-    // and hashing to do: cheaper here than starting workers.
-    const cached = cache.byHashes && cache.size >= todo.length / 2;
-    return !(!source || threads < 1 || cached || bytes < (this.opts.minParallelBytes ?? MIN_PARALLEL_BYTES));
-  }
-
   private async count(run: Run): Promise<void> {
     const seen = new Uint8Array(this.counts.length);
     const todo: number[] = [];
@@ -116,17 +78,18 @@ export class SkillTokenCounts {
       }
     }
     todo.sort((a, b) => a - b);
-    await this.countIndices(todo);
-  }
-
-  private async countIndices(todo: readonly number[]): Promise<void> {
     const { source, cache } = this.opts;
     const threads = this.opts.threads ?? defaultCountThreads();
-    if (!this.onWorkers(todo)) {
+    let bytes = 0;
+    if (source) for (const i of todo) bytes += source.lengths[i]!;
+    // A cache that holds counts for at least half as many texts (a warm run) leaves mostly reading
+    // and hashing to do: cheaper here than starting workers.
+    const cached = cache.byHashes && cache.size >= todo.length / 2;
+    if (!source || threads < 1 || cached || bytes < (this.opts.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
       for (const i of todo) this.get(this.opts.ids[i]!);
       return;
     }
-    const { counts, hashes } = await countSkillTokensOnWorkers(source!, todo, threads, cache.byHashes ? cache.knownHashes() : null);
+    const { counts, hashes } = await countSkillTokensOnWorkers(source, todo, threads, cache.byHashes ? cache.knownHashes() : null);
     todo.forEach((i, j) => {
       const h = hashes?.[j];
       let n = counts[j]!;

@@ -27,7 +27,7 @@ import { offlineFromEnv } from '../util/paths.js';
 import { firstStageWithStrategy, rerankWithStrategy, strategyOf } from './query-strategy.js';
 import { operatingPoints, type OperatingPoints } from '../operating-points/points.js';
 import { CorpusTokenCounts, TokenCountCache } from '../operating-points/token-cache.js';
-import { SkillTokenCounts, expectsMostSkills } from '../operating-points/skill-tokens.js';
+import { SkillTokenCounts } from '../operating-points/skill-tokens.js';
 import { strategyBaseline, type StrategyBaseline } from './strategy-pairs.js';
 import { faultPoint } from '../util/fault.js';
 import { plural } from '../util/plural.js';
@@ -208,10 +208,6 @@ export async function runExperiment(ctx: StageContext, config: Config): Promise<
     cache: tokenCounts,
     corpus: CorpusTokenCounts.open(ctx.cacheDir, ctx.useCache, { skillsSha256: skillsFile.sha256, skillMdField: config.dataset.skill_md_field, ids: skillIds }, ctx.log),
   });
-  // When the runs will retrieve most skills, count them all now, on worker threads, while the
-  // first stages run (the counts are the same; only when they are made changes).
-  const slots = config.retrievers.reduce((n, r) => n + queries.length * r.top_k, 0);
-  if (expectsMostSkills(slots, skillIds.length)) skillTokens.prepareAll();
   const injection = async (run: Run) => {
     await skillTokens.prepare(run);
     const points = operatingPoints(run, dataset.qrels, (id) => skillTokens.get(id), config.operating_points.completeness);
