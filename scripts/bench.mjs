@@ -8,6 +8,7 @@
  *
  *   npm run bench -- [--trec-eval PATH] [--bm25s-python PYTHON [--bm25s-path DIR]] [--runs N]
  *                    [--full] [--only score,stats,bm25,warm,onnx,hnsw,curve,html] [--out DIR] [--work DIR]
+ *                    [--hnswlib-addon FILE]
  *                    [--hnsw-sizes 6006,20000] [--fullsize DIR] [--score-qrels FILE --score-run FILE]
  *
  * --trec-eval: a trec_eval binary (usnistgov/trec_eval, built by you). --bm25s-python: a Python
