@@ -180,7 +180,14 @@ function alternate(n, a, b) {
  * split is unpacked into the work folder (never into the repository) and checked against the
  * sha256 sums its README lists. {ok: false, why} when it is absent.
  */
+let fullsizePrepared;
+/** prepareFullsize once per bench run (each section that needs the split asks for it). */
 function prepareFullsize() {
+  fullsizePrepared ??= prepareFullsizeOnce();
+  return fullsizePrepared;
+}
+
+function prepareFullsizeOnce() {
   const src = fullsizeDir;
   if (!src || src === 'none') return { ok: false, why: 'not used (--fullsize none)' };
   let data;
@@ -415,6 +422,15 @@ function numpyKernel(python, env) {
   return r.status === 0 ? r.stdout.trim() : `unknown (${(r.stderr || '').trim().split('\n').pop()})`;
 }
 
+/** The BM25 and warm sections' folder over the realistic split: `data` links to the unpacked split. */
+function realisticDir(full) {
+  const dir = join(work, 'bm25-realistic');
+  mkdirSync(dir, { recursive: true });
+  rmSync(join(dir, 'data'), { force: true, recursive: true });
+  symlinkSync(full.data, join(dir, 'data'));
+  return dir;
+}
+
 /**
  * BM25 cold on one split: ours (`run --no-cache`) against bm25s, values first (rankings and
  * metrics), then `runs` alternating timed runs. Returns the figures, or throws through
@@ -470,13 +486,7 @@ async function benchBm25() {
   const kernel = ref.ok ? numpyKernel(ref.path, refEnv) : null;
   const full = prepareFullsize();
   const results = [];
-  if (full.ok) {
-    const dir = join(work, 'bm25-realistic');
-    mkdirSync(dir, { recursive: true });
-    rmSync(join(dir, 'data'), { force: true, recursive: true });
-    symlinkSync(full.data, join(dir, 'data'));
-    results.push(await bm25On('realistic split', dir, ref, refEnv));
-  }
+  if (full.ok) results.push(await bm25On('realistic split', realisticDir(full), ref, refEnv));
   const gdir = join(work, 'bm25-6k');
   makeDataset(gdir, { docs: 6006, queries: 4392 });
   results.push(await bm25On("generator's split", gdir, ref, refEnv));
@@ -560,13 +570,8 @@ async function benchWarm() {
   log('warm rerun (BM25 + GloVe)');
   // The realistic split where it is present (the BM25 section links it), else the generator's.
   const full = prepareFullsize();
-  let dir = join(work, 'bm25-6k');
-  if (full.ok) {
-    dir = join(work, 'bm25-realistic');
-    mkdirSync(dir, { recursive: true });
-    rmSync(join(dir, 'data'), { force: true, recursive: true });
-    symlinkSync(full.data, join(dir, 'data'));
-  } else makeDataset(dir, { docs: 6006, queries: 4392 });
+  const dir = full.ok ? realisticDir(full) : join(work, 'bm25-6k');
+  if (!full.ok) makeDataset(dir, { docs: 6006, queries: 4392 });
   const splitText = full.ok ? 'the realistic split (6,006 real SKILL.md texts, 4,392 queries)' : `the generator's split (realistic split ${full.why})`;
   const config = writeConfig(dir, 'warm', ['{ id: bm25, type: bm25, top_k: 20 }', '{ id: glove, type: dense, model: glove-6b-100d-static, top_k: 20 }'], { out: 'out-warm', cache: 'cache-warm' });
   rmSync(join(dir, 'cache-warm'), { recursive: true, force: true });
